@@ -1,0 +1,34 @@
+# Every target creates .venv and installs what it needs, so each works on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+$(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(BIN)/toollab run "What is (5.0 + 3.0) * 2.0?"
+
+test: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+bench: $(VENV)/.bench-installed
+	$(BIN)/python benchmarks/overhead.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

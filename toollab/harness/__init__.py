@@ -1,0 +1,38 @@
+"""The harness: dispatch, the agent loop, parallel calls and the event log."""
+
+from toollab.harness.agent import Agent
+from toollab.harness.dispatch import Dispatcher
+from toollab.harness.events import EventLog, read_events
+from toollab.harness.finish import FINISH
+from toollab.harness.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from toollab.harness.model import Model, ModelError, ModelResponse
+from toollab.harness.result import Round, RunResult, RunStatus
+
+__all__ = [
+    "FINISH",
+    "Agent",
+    "AssistantMessage",
+    "Dispatcher",
+    "EventLog",
+    "Message",
+    "Model",
+    "ModelError",
+    "ModelResponse",
+    "Round",
+    "RunResult",
+    "RunStatus",
+    "SystemMessage",
+    "ToolCall",
+    "ToolResultMessage",
+    "Usage",
+    "UserMessage",
+    "read_events",
+]

@@ -1,0 +1,232 @@
+"""Dispatch: look the tool up, decode and validate the arguments, ask approval, run it, wrap the result.
+
+Every call gets exactly one `ToolResultMessage` carrying its id. Nothing a model sends and nothing a tool
+raises escapes (only the cancellation of the caller does, after every pending call has its error result).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pydantic_core
+
+from toollab.harness import errors
+from toollab.harness.messages import ToolCall, ToolResultMessage
+from toollab.tools import InvalidArguments, Tool, ToolError
+
+Approver = Callable[[ToolCall, Tool], "bool | Awaitable[bool]"]
+ResultObserver = Callable[[ToolResultMessage, float], None]
+CallObserver = Callable[[ToolCall], None]
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+THREAD_POOL_SIZE = 64  # sync tools often block on I/O; asyncio's default pool has only cores + 4 threads
+
+
+def tool_thread_pool() -> ThreadPoolExecutor:
+    """The process-wide pool that runs sync tools, created on first use."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=THREAD_POOL_SIZE, thread_name_prefix="toollab-tool")
+        return _pool
+
+
+def to_content(value: Any) -> str:
+    """A tool's return value as result text: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return pydantic_core.to_json(value, fallback=str).decode()
+
+
+def decode_arguments(raw: Any) -> Any:
+    """Arguments as a Python value: objects pass through, JSON strings are decoded (twice if double-encoded).
+
+    Raises json.JSONDecodeError for text that is not JSON.
+    """
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            return {}
+        value = json.loads(text)
+        if isinstance(value, str) and value.strip().startswith("{"):
+            value = json.loads(value)
+        return value
+    return raw
+
+
+class _TimedOut(Exception):
+    """The tool's own time limit ran out (as opposed to a TimeoutError raised by the tool)."""
+
+
+class Dispatcher:
+    """Runs tool calls for one tool set. `max_concurrency` bounds the calls of one batch running at once."""
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        *,
+        approve: Approver | None = None,
+        max_concurrency: int = 16,
+        on_call: CallObserver | None = None,
+        on_result: ResultObserver | None = None,
+    ):
+        self.tools: dict[str, Tool] = {}
+        for t in tools:
+            if t.name in self.tools:
+                raise ValueError(f"two tools are named {t.name!r}")
+            self.tools[t.name] = t
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.names = list(self.tools)
+        self.approve = approve
+        self.max_concurrency = max_concurrency
+        self.on_call = on_call
+        self.on_result = on_result
+
+    def _done(self, call: ToolCall, content: str, started: float, kind: str | None = None) -> ToolResultMessage:
+        tool = self.tools.get(call.name) if isinstance(call.name, str) else None
+        result = ToolResultMessage(
+            call_id=call.id,
+            name=tool.name if tool else str(call.name),
+            content=content,
+            is_error=kind is not None,
+            error_kind=kind,
+        )
+        if self.on_result is not None:
+            self.on_result(result, time.perf_counter() - started)
+        return result
+
+    def fail(self, call: ToolCall, content: str, kind: str) -> ToolResultMessage:
+        """An error result for a call that is not (or no longer) run."""
+        return self._done(call, content, time.perf_counter(), kind)
+
+    async def dispatch(self, call: ToolCall, semaphore: asyncio.Semaphore | None = None) -> ToolResultMessage:
+        """Run one call; return its result. Only the caller's cancellation escapes."""
+        started = time.perf_counter()
+        if self.on_call is not None:
+            self.on_call(call)
+        tool = self.tools.get(call.name) if isinstance(call.name, str) else None
+        if tool is None:
+            return self._done(call, errors.unknown_tool(call.name, self.names), started, errors.UNKNOWN_TOOL)
+        try:
+            arguments = decode_arguments(call.arguments)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            detail = f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else "too deep"
+            return self._done(call, errors.invalid_json(tool, detail), started, errors.INVALID_JSON)
+        if not isinstance(arguments, dict):
+            return self._done(call, errors.not_an_object(tool, arguments), started, errors.INVALID_ARGUMENTS)
+        try:
+            problems = tool.check(arguments)
+            bound = None if problems else tool.bind(arguments)
+        except InvalidArguments as exc:
+            problems, bound = exc.problems, None
+        except RecursionError:
+            return self._done(
+                call, f"Arguments for {tool.name!r} are nested too deeply.", started, errors.INVALID_ARGUMENTS
+            )
+        if bound is None:
+            return self._done(call, errors.invalid_arguments(tool, problems), started, errors.INVALID_ARGUMENTS)
+        if tool.side_effects and not await self._approved(call, tool):
+            return self._done(call, errors.denied(tool, self.approve is not None), started, errors.DENIED)
+        try:
+            if semaphore is None:
+                value = await self._execute(tool, bound)
+            else:
+                async with semaphore:
+                    value = await self._execute(tool, bound)
+        except ToolError as exc:
+            return self._done(call, str(exc) or f"Tool {tool.name!r} failed.", started, errors.TOOL_ERROR)
+        except _TimedOut:
+            return self._done(call, errors.timed_out(tool, tool.timeout or 0), started, errors.TIMEOUT)
+        except (Exception, SystemExit) as exc:  # a tool's bug must reach the model, not crash the run
+            return self._done(call, errors.tool_failed(tool, exc), started, errors.TOOL_ERROR)
+        try:
+            content = to_content(value)
+        except Exception as exc:
+            return self._done(call, errors.tool_failed(tool, exc), started, errors.TOOL_ERROR)
+        return self._done(call, content, started)
+
+    async def _approved(self, call: ToolCall, tool: Tool) -> bool:
+        if self.approve is None:
+            return False
+        try:
+            verdict = self.approve(call, tool)
+            if inspect.isawaitable(verdict):
+                verdict = await verdict
+        except Exception:
+            return False  # an approver that fails has not approved
+        return verdict is True
+
+    @staticmethod
+    async def _execute(tool: Tool, bound: Callable[[], Any]) -> Any:
+        if tool.is_async:
+            work = bound()
+        else:
+            # A thread cannot be stopped: on timeout the call gets its error result and the thread ends alone.
+            work = asyncio.get_running_loop().run_in_executor(tool_thread_pool(), bound)
+        if tool.timeout is None:
+            return await work
+        try:
+            async with asyncio.timeout(tool.timeout) as scope:
+                return await work
+        except TimeoutError:
+            if scope.expired():
+                raise _TimedOut from None
+            raise  # the tool's own TimeoutError is an ordinary tool failure
+
+    def groups(self, calls: Sequence[ToolCall]) -> list[list[int]]:
+        """Indexes of calls that may run together, in order; an exclusive tool's call stands alone."""
+        out: list[list[int]] = []
+        current: list[int] = []
+        for i, call in enumerate(calls):
+            tool = self.tools.get(call.name) if isinstance(call.name, str) else None
+            if tool is not None and tool.exclusive:
+                if current:
+                    out.append(current)
+                    current = []
+                out.append([i])
+            else:
+                current.append(i)
+        if current:
+            out.append(current)
+        return out
+
+    async def dispatch_all(
+        self, calls: Sequence[ToolCall], results: list[ToolResultMessage | None] | None = None
+    ) -> list[ToolResultMessage]:
+        """Run one turn's calls concurrently; results in call order.
+
+        If `results` is given it is filled in place, so that when the caller is cancelled it still holds one
+        result per call: those that finished, and an error result for every other.
+        """
+        if results is None:
+            results = [None] * len(calls)
+        semaphore = asyncio.Semaphore(self.max_concurrency)
+
+        async def run_into(i: int) -> None:
+            results[i] = await self.dispatch(calls[i], semaphore)
+
+        try:
+            for group in self.groups(calls):
+                if len(group) == 1:
+                    await run_into(group[0])
+                else:
+                    async with asyncio.TaskGroup() as tg:
+                        for i in group:
+                            tg.create_task(run_into(i))
+        except asyncio.CancelledError:
+            for i, result in enumerate(results):
+                if result is None:
+                    results[i] = self.fail(calls[i], errors.cancelled(str(calls[i].name)), errors.CANCELLED)
+            raise
+        return results  # type: ignore[return-value]

@@ -1,0 +1,68 @@
+"""Typed conversation messages. Tool calls keep their arguments exactly as the model sent them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class Usage(BaseModel):
+    """Tokens of one model request (or a sum of them). `cached_input_tokens` is part of `input_tokens`."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+
+class ToolCall(BaseModel):
+    """A call the model proposed. `arguments` is a dict, or the raw string the model wrote (parsed at dispatch)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = ""
+    name: str
+    arguments: Any = Field(default_factory=dict)
+
+
+class SystemMessage(BaseModel):
+    role: Literal["system"] = "system"
+    content: str
+
+
+class UserMessage(BaseModel):
+    role: Literal["user"] = "user"
+    content: str
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+
+class ToolResultMessage(BaseModel):
+    """The result of one tool call. `error_kind` says why it failed (see `toollab.harness.errors`)."""
+
+    role: Literal["tool"] = "tool"
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    error_kind: str | None = None
+
+
+Message = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
+MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+MESSAGES_ADAPTER: TypeAdapter[list[Message]] = TypeAdapter(list[Message])

@@ -1,0 +1,41 @@
+"""The one interface every model backend implements."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from toollab.harness.messages import AssistantMessage, Message, Usage
+from toollab.tools import ToolSpec
+
+
+@dataclass(slots=True)
+class ModelResponse:
+    """An assistant turn plus what it cost. `raw` is the model's text before parsing, when there was one."""
+
+    message: AssistantMessage
+    usage: Usage = field(default_factory=Usage)
+    raw: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A model takes the conversation and the tools it may call, and returns one assistant turn.
+
+    `messages` is the run's own history list: read it, never modify it (it is not copied, so that a step
+    costs the same at round 800 as at round 1).
+    """
+
+    name: str
+
+    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse: ...
+
+
+class ModelError(Exception):
+    """A model backend failed to produce a turn. `source` attributes it: "model", "harness" or "provider"."""
+
+    def __init__(self, message: str, *, source: str = "provider"):
+        super().__init__(message)
+        self.source = source
