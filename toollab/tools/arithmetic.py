@@ -42,9 +42,8 @@ def _check_size(value: float) -> float:
 def _power(base: float, exponent: float) -> float:
     if abs(exponent) > MAX_EXPONENT:
         raise ToolError(f"exponent {exponent} is too large (limit {MAX_EXPONENT})")
-    if isinstance(exponent, (int, float)) and exponent > 0 and base not in (0, 1, -1):
-        if _digits(base) * exponent > MAX_INT_DIGITS + 2 and abs(base) > 1:
-            raise ToolError(f"result too large (over {MAX_INT_DIGITS} digits)")
+    if exponent > 0 and abs(base) > 1 and _digits(base) * exponent > MAX_INT_DIGITS + 2:
+        raise ToolError(f"result too large (over {MAX_INT_DIGITS} digits)")
     if base == 0 and exponent < 0:
         raise ToolError("zero cannot be raised to a negative power")
     result = base**exponent

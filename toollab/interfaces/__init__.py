@@ -1,0 +1,1 @@
+"""Interfaces: the command line (and, later, MCP, REST and the gateway)."""

@@ -1,0 +1,144 @@
+"""The `toollab` command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from toollab.formats import to_openai
+from toollab.harness import Agent, RunResult, RunStatus, events
+from toollab.interfaces.loading import load_tools
+from toollab.models.registry import MODEL_FORMS, load_model
+from toollab.tools import add, calculator, multiply
+
+app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_is_help=True, add_completion=False)
+console = Console()
+errors = Console(stderr=True)
+
+DEFAULT_TOOLS = [add, multiply, calculator]
+
+
+def _fail(message: str) -> typer.Exit:
+    errors.print(f"[red]error:[/red] {message}")
+    return typer.Exit(2)
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class RoundPrinter:
+    """Prints each round as its events arrive: raw output, parsed calls, results, tokens and time."""
+
+    def __init__(self, out: Console):
+        self.out = out
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["event"]
+        if kind == events.MODEL_RESPONSE:
+            self.out.rule(f"round {event['round'] + 1}", style="cyan")
+            if event.get("raw"):
+                self.out.print(Panel(Text(event["raw"]), title="raw model output", border_style="dim"))
+            message = event["message"]
+            if message.get("content"):
+                self.out.print(Text(message["content"]))
+            for c in message.get("tool_calls", []):
+                self.out.print(f"[bold]call[/bold] {c['name']}({_short(c['arguments'])})  [dim]{c['id']}[/dim]")
+        elif kind == events.TOOL_RESULT:
+            r = event["result"]
+            style = "red" if r["is_error"] else "green"
+            label = "error" if r["is_error"] else "result"
+            self.out.print(
+                f"  [{style}]{label}[/{style}] {r['name']}: {_short(r['content'])}  "
+                f"[dim]{r['call_id']}, {event['seconds'] * 1000:.1f} ms[/dim]"
+            )
+        elif kind == events.ROUND_END:
+            r = event["round"]
+            u = r["usage"]
+            self.out.print(
+                f"[dim]tokens in {u['input_tokens']} (cached {u['cached_input_tokens']}), "
+                f"out {u['output_tokens']}; model {r['model_seconds']:.2f} s, "
+                f"tools {r['tool_seconds']:.3f} s[/dim]"
+            )
+        elif kind == events.MESSAGE:
+            self.out.print(f"[yellow]harness[/yellow]: {event['message']['content']}")
+
+
+def _summary(result: RunResult) -> str:
+    return (
+        f"status {result.status}, {len(result.rounds)} rounds, {len(result.tool_calls)} tool calls, "
+        f"{result.usage.input_tokens} tokens in, {result.usage.output_tokens} out, "
+        f"{result.duration_seconds:.2f} s"
+    )
+
+
+def result_json(result: RunResult) -> dict[str, Any]:
+    """The run as one JSON object: messages in the OpenAI Chat Completions shape, usage per round."""
+    return {
+        "answer": result.answer,
+        "status": str(result.status),
+        "messages": to_openai(result.messages),
+        "usage": [r.to_dict() for r in result.rounds],
+        "total_usage": result.usage.model_dump(),
+        "duration_seconds": result.duration_seconds,
+        "error": result.error,
+    }
+
+
+@app.command()
+def run(
+    prompt: Annotated[str, typer.Argument(help="The task for the agent.")],
+    model: Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}.")] = "scripted",
+    tools: Annotated[str | None, typer.Option(help="Your tools, as MODULE:ATTR or FILE.py:ATTR.")] = None,
+    max_steps: Annotated[int, typer.Option(min=0, help="Rounds of tool calls before a final answer.")] = 10,
+    log: Annotated[Path | None, typer.Option(help="Write the JSONL event log here.")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the run result as one JSON object.")] = False,
+) -> None:
+    """Run an agent on PROMPT, showing every round as it happens."""
+    try:
+        chosen = load_model(model)
+        tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
+        agent = Agent(chosen, tool_set, max_steps=max_steps, on_event=None if json_output else RoundPrinter(console))
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    if not json_output and model == "scripted":
+        console.print(
+            "[dim]model: scripted (replays a fixed demo script; --model scripted:FILE.json for your own turns)[/dim]"
+        )
+    result = agent.run_sync(prompt, log=log)
+    if json_output:
+        print(json.dumps(result_json(result), ensure_ascii=False))
+    else:
+        console.rule(style="cyan")
+        if result.answer is not None:
+            console.print(Panel(Text(result.answer), title="answer", border_style="green"))
+        if result.error:
+            console.print(f"[red]{result.error_source} error:[/red] {result.error}")
+        console.print(_summary(result))
+    if result.status == RunStatus.MODEL_ERROR:
+        raise typer.Exit(1)
+
+
+@app.command("tools")
+def show_tools(
+    ref: Annotated[
+        str | None, typer.Argument(help="MODULE:ATTR or FILE.py:ATTR; the default tools if omitted.")
+    ] = None,
+) -> None:
+    """Print the tool specs (name, description, JSON Schema) exactly as a model is shown them."""
+    try:
+        tool_set = load_tools(ref) if ref else DEFAULT_TOOLS
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    print(json.dumps([t.spec.to_dict() for t in tool_set], indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    app()
