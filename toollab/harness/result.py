@@ -44,7 +44,7 @@ class Round:
         return cls(**{**data, "usage": Usage.model_validate(data["usage"])})
 
 
-@dataclass
+@dataclass(repr=False)
 class RunResult:
     run_id: str
     status: RunStatus
@@ -55,6 +55,15 @@ class RunResult:
     duration_seconds: float = 0.0
     error: str | None = None
     error_source: str | None = None  # "model", "harness" or "provider", when status is model_error
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio (3.11) reprs a task's result when asyncio.run ends, and a run's full history
+        # can hold thousands of messages.
+        answer = self.answer if self.answer is None or len(self.answer) < 60 else self.answer[:57] + "..."
+        return (
+            f"RunResult(status={self.status.value!r}, answer={answer!r}, messages={len(self.messages)}, "
+            f"rounds={len(self.rounds)}, usage={self.usage!r})"
+        )
 
     @property
     def tool_calls(self) -> list[ToolCall]:
