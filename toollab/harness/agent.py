@@ -121,6 +121,8 @@ class Agent:
         self.max_tokens = max_tokens
         self.max_tool_calls = max_tool_calls
         self.on_event = on_event
+        self.use_finish = use_finish
+        self._control = FINISH if use_finish else None  # the call name that is not a tool call
         self._dispatcher = Dispatcher(
             [*tools, finish_tool()] if use_finish else tools, approve=approve, max_concurrency=max_concurrency
         )
@@ -271,11 +273,11 @@ class Agent:
         calls = message.tool_calls
         budget = None if self.max_tool_calls is None else self.max_tool_calls - run.tool_calls
         runnable, refused = calls, []
-        if budget is not None and sum(c.name != FINISH for c in calls) > budget:
+        if budget is not None and sum(c.name != self._control for c in calls) > budget:
             runnable, refused = [], []
             for call in calls:
-                if call.name == FINISH or budget > 0:
-                    budget -= call.name != FINISH
+                if call.name == self._control or budget > 0:
+                    budget -= call.name != self._control
                     runnable.append(call)
                 else:
                     refused.append(call)
@@ -290,7 +292,7 @@ class Agent:
                     call, errors.budget_exhausted(call.name, self.max_tool_calls or 0), errors.BUDGET
                 )
             run.messages.extend(done[c.id] for c in calls)
-            run.tool_calls += sum(c.name != FINISH for c in runnable)
+            run.tool_calls += sum(c.name != self._control for c in runnable)
         self._close_round(
             run,
             Round(len(run.rounds), "tools", response.usage, model_seconds, time.perf_counter() - started, len(calls)),
@@ -323,9 +325,10 @@ class Agent:
         if run.sinks:
             run.emit(events.ROUND_END, round=record.to_dict())
 
-    @staticmethod
-    def _finish_answer(calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]) -> str | None:
+    def _finish_answer(self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]) -> str | None:
         """The answer of the first finish call that succeeded (its arguments were valid), if any."""
+        if not self.use_finish:
+            return None
         for call, result in zip(calls, results, strict=True):
             if call.name == FINISH and not result.is_error:
                 return decode_arguments(call.arguments)["answer"]
@@ -366,7 +369,7 @@ class Agent:
             elif kind == events.TOOL_RESULT:
                 result = ToolResultMessage.model_validate(event["result"])
                 results[result.call_id] = result
-                if result.error_kind not in (errors.BUDGET, errors.TOOLS_DISABLED) and result.name != FINISH:
+                if result.error_kind not in (errors.BUDGET, errors.TOOLS_DISABLED) and result.name != self._control:
                     run.tool_calls += 1
             elif kind == events.MESSAGE:
                 self._append_results(run, results)
@@ -410,7 +413,7 @@ class Agent:
                 answered[call.id] = dispatcher.fail(call, errors.tools_disabled(call.name), errors.TOOLS_DISABLED)
             elif tool is not None and tool.idempotent:
                 answered[call.id] = await dispatcher.dispatch(call)
-                run.tool_calls += call.name != FINISH
+                run.tool_calls += call.name != self._control
             else:
                 answered[call.id] = dispatcher.fail(call, errors.interrupted(call.name), errors.INTERRUPTED)
         run.messages.extend(answered[c.id] for c in missing)

@@ -42,7 +42,7 @@ def _check_size(value: float) -> float:
 def _power(base: float, exponent: float) -> float:
     if abs(exponent) > MAX_EXPONENT:
         raise ToolError(f"exponent {exponent} is too large (limit {MAX_EXPONENT})")
-    if exponent > 0 and abs(base) > 1 and _digits(base) * exponent > MAX_INT_DIGITS + 2:
+    if exponent > 0 and abs(base) > 1 and math.log10(abs(base)) * exponent >= MAX_INT_DIGITS:
         raise ToolError(f"result too large (over {MAX_INT_DIGITS} digits)")
     if base == 0 and exponent < 0:
         raise ToolError("zero cannot be raised to a negative power")
@@ -97,7 +97,10 @@ def calculator(expression: str) -> str:
         expression: Numbers with + - * / // % ** and brackets, e.g. "(5.0 + 3.0) * 2.0".
     """
     value = evaluate(expression)
-    return format(value, ".12g") if isinstance(value, float) else str(value)
+    if isinstance(value, int):
+        return str(value)
+    text = format(value, ".12g")  # hides binary noise: 0.1 + 0.2 gives 0.3
+    return text if any(c in text for c in ".en") else text + ".0"  # keep 16.0 a float
 
 
 @tool

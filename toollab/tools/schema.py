@@ -37,7 +37,9 @@ def arguments_model(fn: Callable[..., Any], param_docs: dict[str, str]) -> type[
             raise TypeError(f"{fn.__qualname__}: parameter names may not start with '_' ({param.name!r})")
         annotation = hints.get(param.name, Any)
         default = ... if param.default is param.empty else param.default
-        fields[param.name] = (annotation, Field(default, description=param_docs.get(param.name)))
+        doc = param_docs.get(param.name)
+        # without a docstring entry, leave room for a description given in Annotated[..., Field(...)]
+        fields[param.name] = (annotation, Field(default, description=doc) if doc else Field(default))
     return create_model(  # type: ignore[call-overload]
         f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False), **fields
     )
