@@ -54,7 +54,9 @@ def to_anthropic(messages: Iterable[Message]) -> tuple[str | None, list[dict[str
             blocks += [
                 {"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)} for c in m.tool_calls
             ]
-            out.append({"role": "assistant", "content": blocks if m.tool_calls else (m.content or "")})
+            # text-only turns as a plain string; a turn with neither text nor calls as an empty block list
+            plain = m.content is not None and not m.tool_calls
+            out.append({"role": "assistant", "content": m.content if plain else blocks})
         elif isinstance(m, ToolResultMessage):
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.call_id, "content": m.content}
             if m.is_error:
@@ -88,7 +90,7 @@ def from_anthropic(
     messages: Sequence[dict[str, Any]], system: str | list[dict[str, Any]] | None = None
 ) -> list[Message]:
     out: list[Message] = []
-    if system:
+    if system is not None:
         out.append(SystemMessage(content=_block_text(system)))
     names: dict[str, str] = {}
     for i, m in enumerate(messages):

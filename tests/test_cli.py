@@ -1,0 +1,96 @@
+"""The real command line, run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from toollab import read_events
+
+
+def toollab(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "toollab", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_run_shows_each_round_and_the_answer():
+    out = toollab("run", "What is (5.0 + 3.0) * 2.0?")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "round 1" in text and "round 3" in text
+    assert 'call add({"a": 5.0, "b": 3.0})' in text and "result add: 8.0" in text
+    assert "result multiply: 16.0" in text
+    assert "(5.0 + 3.0) * 2.0 = 16.0" in text
+    assert "status completed, 3 rounds, 3 tool calls" in text
+
+
+def test_run_json_and_log(tmp_path):
+    log = tmp_path / "events.jsonl"
+    out = toollab("run", "What is (5.0 + 3.0) * 2.0?", "--json", "--log", str(log))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["status"] == "completed" and data["answer"] == "(5.0 + 3.0) * 2.0 = 16.0"
+    roles = [m["role"] for m in data["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]
+    first_call = data["messages"][1]["tool_calls"][0]
+    assert data["messages"][2]["tool_call_id"] == first_call["id"]
+    assert json.loads(first_call["function"]["arguments"]) == {"a": 5.0, "b": 3.0}
+    assert len(data["usage"]) == 3 and "input_tokens" in data["usage"][0]["usage"]
+    assert [e["event"] for e in read_events(log)][-1] == "run_end"
+
+
+def test_user_tools_and_a_script(tmp_path):
+    (tmp_path / "mytools.py").write_text(
+        "from toollab import tool\n\n"
+        "@tool\n"
+        "def shout(text: str) -> str:\n"
+        '    """Upper-case text.\n\n    Args:\n        text: What to shout.\n    """\n'
+        "    return text.upper()\n\n"
+        "TOOLS = [shout]\n"
+    )
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "tool_calls": [{"name": "shout", "arguments": {"text": "hi"}}],
+                    "usage": {"input_tokens": 12, "output_tokens": 4},
+                },
+                {"tool_calls": [{"name": "shout", "arguments": "{broken"}]},
+                "HI it is",
+            ]
+        )
+    )
+    out = toollab(
+        "run", "shout hi", "--tools", "mytools.py:TOOLS", "--model", f"scripted:{script}", "--json", cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["answer"] == "HI it is"
+    assert data["messages"][2]["content"] == "HI"
+    assert "not valid JSON" in data["messages"][4]["content"]
+    assert data["total_usage"]["input_tokens"] == 12
+    schema = json.loads(toollab("tools", "mytools.py:TOOLS", cwd=tmp_path).stdout)
+    assert schema[0]["parameters"]["properties"]["text"]["description"] == "What to shout."
+
+
+def test_max_steps_model_errors_and_bad_input(tmp_path):
+    out = toollab("run", "x", "--max-steps", "1")
+    assert out.returncode == 0 and "status max_steps, 2 rounds" in out.stdout
+    assert "tools are disabled now" in out.stdout  # the script's second call arrives in the final request
+    script = tmp_path / "short.json"
+    script.write_text('[{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}}]}]')
+    short = toollab("run", "x", "--model", f"scripted:{script}")
+    assert short.returncode == 1 and "the script has only 1 turns" in short.stdout
+    bad_model = toollab("run", "x", "--model", "gpt-9")
+    assert bad_model.returncode == 2 and "unknown model 'gpt-9'" in bad_model.stderr
+    bad_tools = toollab("run", "x", "--tools", "no_such_module:TOOLS")
+    assert bad_tools.returncode == 2 and "cannot import 'no_such_module'" in bad_tools.stderr
+    assert toollab("run", "x", "--model", "scripted:/nonexistent.json").returncode == 2

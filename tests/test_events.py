@@ -1,0 +1,227 @@
+"""The event log and resuming a run whose process was killed (a real child process, killed with SIGKILL)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import assert_history_consistent, results_by_id
+
+from toollab import Agent, EventLog, FunctionModel, RunStatus, ScriptedModel, add, call, read_events, tool
+from toollab.harness import errors, events
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from toollab import Agent, FunctionModel, ScriptedModel, add, call, tool
+
+    @tool
+    def send_email(to: str) -> str:
+        "Sends an email (not idempotent)."
+        time.sleep(3600)
+
+    @tool(idempotent=True)
+    def read_inbox() -> str:
+        "Reads the inbox (safe to repeat)."
+        time.sleep(3600)
+
+    scenario, log = sys.argv[1], sys.argv[2]
+    if scenario == "tools":
+        model = ScriptedModel([[call("add", a=1, b=2), call("send_email", to="a@b.c"), call("read_inbox")]])
+        Agent(model, [add, send_email, read_inbox]).run_sync("do it", log=log)
+    elif scenario == "model":
+        def model(messages, tools):
+            if len(messages) > 2:
+                time.sleep(3600)
+            return call("add", a=2, b=2)
+        Agent(FunctionModel(model), [add]).run_sync("do it", log=log)
+    elif scenario == "final":
+        def model(messages, tools):
+            if not tools:
+                time.sleep(3600)
+            return call("add", a=2, b=2)
+        Agent(FunctionModel(model), [add], max_steps=1).run_sync("do it", log=log)
+    """
+)
+
+
+def run_and_kill(tmp_path: Path, scenario: str, ready) -> Path:
+    """Start the child, wait until its log satisfies `ready`, then SIGKILL it."""
+    script, log = tmp_path / "child.py", tmp_path / "run.jsonl"
+    script.write_text(CHILD)
+    child = subprocess.Popen([sys.executable, str(script), scenario, str(log)])
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if log.exists() and ready(read_events(log)):
+                break
+            assert child.poll() is None, "the child ended before it could be killed"
+            time.sleep(0.05)
+        else:
+            pytest.fail("the child never reached the point to kill it")
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    return log
+
+
+def names(recorded):
+    return [e["event"] for e in recorded]
+
+
+def test_log_records_every_step(tmp_path):
+    log = tmp_path / "run.jsonl"
+    seen = []
+    model = ScriptedModel([[call("add", a=1, b=2), call("nope")], call("finish", answer="3")])
+    result = Agent(model, [add], on_event=seen.append).run_sync("1+2?", log=log)
+    recorded = read_events(log)
+    assert recorded == json.loads(json.dumps(seen))  # the callback sees exactly what the log holds
+    order = names(recorded)
+    assert order[:3] == ["run_start", "model_request", "model_response"]
+    # the two calls of round 1 run concurrently: their events interleave, each call before its result
+    assert sorted(order[3:7]) == ["tool_call", "tool_call", "tool_result", "tool_result"]
+    assert order[3] == "tool_call"
+    assert order[7:] == [
+        "round_end",
+        "model_request",
+        "model_response",
+        "tool_call",
+        "tool_result",
+        "round_end",
+        "run_end",
+    ]
+    assert {e["run_id"] for e in recorded} == {result.run_id}
+    assert all(isinstance(e["ts"], float) for e in recorded)
+    start, end = recorded[0], recorded[-1]
+    assert start["messages"] == [{"role": "user", "content": "1+2?"}]
+    assert [t["name"] for t in start["tools"]] == ["add", "finish"]
+    assert end["status"] == "completed" and end["answer"] == "3"
+    results = [e["result"] for e in recorded if e["event"] == "tool_result"]
+    assert {r["error_kind"] for r in results} == {None, errors.UNKNOWN_TOOL}
+    assert all(e["seconds"] >= 0 for e in recorded if e["event"] == "tool_result")
+
+
+def test_read_events_skips_a_torn_last_line_only(tmp_path):
+    log = tmp_path / "run.jsonl"
+    Agent(ScriptedModel(["hi"]), []).run_sync("x", log=log)
+    with log.open("a") as f:
+        f.write('{"event": "model_req')
+    assert names(read_events(log))[-1] == "run_end"
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match=":2: not a JSON event line"):
+        read_events(log)
+
+
+def test_event_log_refuses_writes_after_close(tmp_path):
+    log = EventLog(tmp_path / "a" / "b.jsonl")
+    log({"event": "x"})
+    log.close()
+    with pytest.raises(ValueError, match="closed"):
+        log({"event": "y"})
+
+
+def test_resume_after_a_kill_during_tool_calls(tmp_path):
+    def both_slow_calls_started(recorded):
+        started = {e["call"]["name"] for e in recorded if e["event"] == "tool_call"}
+        finished = {e["result"]["name"] for e in recorded if e["event"] == "tool_result"}
+        return {"send_email", "read_inbox"} <= started and "add" in finished
+
+    log = run_and_kill(tmp_path, "tools", both_slow_calls_started)
+    runs = {"send_email": 0, "read_inbox": 0}
+
+    @tool
+    def send_email(to: str) -> str:
+        """Sends an email."""
+        runs["send_email"] += 1
+        return "sent"
+
+    @tool(idempotent=True)
+    def read_inbox() -> str:
+        """Reads the inbox."""
+        runs["read_inbox"] += 1
+        return "3 new messages"
+
+    def model(messages, tools):
+        assert_history_consistent(messages)
+        return call("finish", answer="inbox read")
+
+    result = Agent(FunctionModel(model), [add, send_email, read_inbox]).resume_sync(log)
+    assert result.status == RunStatus.COMPLETED and result.answer == "inbox read"
+    assert runs == {"send_email": 0, "read_inbox": 1}
+    by_name = {r.name: r for r in result.tool_results}
+    assert by_name["add"].content == "3.0"  # from the log, not run again
+    assert by_name["send_email"].error_kind == errors.INTERRUPTED
+    assert "interrupted" in by_name["send_email"].content
+    assert by_name["read_inbox"].content == "3 new messages"
+    assert_history_consistent(result.messages)
+    recorded = read_events(log)
+    assert names(recorded).count("run_start") == 1 and "run_resumed" in names(recorded)
+    assert names(recorded)[-1] == "run_end" and [r.kind for r in result.rounds] == ["tools", "tools"]
+
+    # a finished run resumes to its stored result without asking the model
+    again = Agent(ScriptedModel([]), [add, send_email, read_inbox]).resume_sync(log)
+    assert (again.status, again.answer, len(again.messages)) == (result.status, result.answer, len(result.messages))
+    assert results_by_id(again.messages).keys() == results_by_id(result.messages).keys()
+
+
+def test_resume_after_a_kill_while_waiting_for_the_model(tmp_path):
+    log = run_and_kill(tmp_path, "model", lambda r: names(r).count("model_request") == 2)
+    result = Agent(ScriptedModel(["4"]), [add]).resume_sync(log)
+    assert result.status == RunStatus.COMPLETED and result.answer == "4"
+    assert [m.role for m in result.messages] == ["user", "assistant", "tool", "assistant"]
+    assert [r.kind for r in result.rounds] == ["tools", "answer"]
+
+
+def test_resume_after_a_kill_during_the_final_request(tmp_path):
+    log = run_and_kill(
+        tmp_path, "final", lambda r: any(e["event"] == "message" for e in r) and names(r)[-1] == "model_request"
+    )
+    seen = []
+
+    def model(messages, tools):
+        seen.append(tools)
+        return "final answer"
+
+    result = Agent(FunctionModel(model), [add], max_steps=1).resume_sync(log)
+    assert result.status == RunStatus.MAX_STEPS and result.answer == "final answer"
+    assert seen == [[]]  # asked once, without tools, and the request for an answer was not repeated
+    assert sum(m.role == "user" for m in result.messages) == 2
+
+
+def test_resume_refuses_files_that_are_not_logs(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"event": "tool_call"}\n')
+    with pytest.raises(ValueError, match="no run_start"):
+        Agent(ScriptedModel([])).resume_sync(path)
+
+
+def test_events_module_names_match_what_runs_write():
+    assert {
+        events.RUN_START,
+        events.RUN_END,
+        events.TOOL_CALL,
+        events.TOOL_RESULT,
+        events.MODEL_REQUEST,
+        events.MODEL_RESPONSE,
+        events.ROUND_END,
+        events.MESSAGE,
+        events.RUN_RESUMED,
+    } == {
+        "run_start",
+        "run_end",
+        "tool_call",
+        "tool_result",
+        "model_request",
+        "model_response",
+        "round_end",
+        "message",
+        "run_resumed",
+    }

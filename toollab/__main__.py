@@ -1,0 +1,3 @@
+from toollab.interfaces.cli import app
+
+app()
