@@ -379,3 +379,45 @@ def test_tool_from_schema_dispatches_with_dict():
     )
     result = asyncio.run(Dispatcher([t]).dispatch(one("echo", '{"v": 21}')))
     assert result.content == "42" and seen == [{"v": 21}]
+
+
+async def test_sync_tools_see_context_variables_and_stopiteration_is_an_error():
+    import contextvars
+
+    request_id = contextvars.ContextVar("request_id", default="none")
+
+    @tool
+    def whoami() -> str:
+        """Reads a context variable."""
+        return request_id.get()
+
+    @tool
+    def stops() -> str:
+        """Raises StopIteration, which asyncio futures cannot carry."""
+        raise StopIteration("no more")
+
+    request_id.set("r-42")
+    dispatcher = Dispatcher([whoami, stops])
+    assert (await dispatcher.dispatch(one("whoami"))).content == "r-42"
+    stopped = await dispatcher.dispatch(one("stops"))
+    assert stopped.error_kind == errors.TOOL_ERROR and "StopIteration" in stopped.content
+
+
+def test_a_hung_sync_tool_does_not_keep_the_process_alive(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import time\n"
+        "from toollab import Agent, ScriptedModel, call, tool\n"
+        "@tool(timeout=0.1)\n"
+        "def hang() -> str:\n"
+        '    """Never returns."""\n'
+        "    time.sleep(3600)\n"
+        "r = Agent(ScriptedModel([call('hang'), 'gave up']), [hang]).run_sync('x')\n"
+        "print(r.tool_results[0].error_kind, r.answer)\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "timeout gave up"

@@ -9,34 +9,20 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pydantic_core
 
 from toollab.harness import errors
 from toollab.harness.messages import ToolCall, ToolResultMessage
+from toollab.harness.threads import tool_threads
 from toollab.tools import InvalidArguments, Tool, ToolError
 
 Approver = Callable[[ToolCall, Tool], "bool | Awaitable[bool]"]
 ResultObserver = Callable[[ToolResultMessage, float], None]
 CallObserver = Callable[[ToolCall], None]
-
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-THREAD_POOL_SIZE = 64  # sync tools often block on I/O; asyncio's default pool has only cores + 4 threads
-
-
-def tool_thread_pool() -> ThreadPoolExecutor:
-    """The process-wide pool that runs sync tools, created on first use."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=THREAD_POOL_SIZE, thread_name_prefix="toollab-tool")
-        return _pool
 
 
 def to_content(value: Any) -> str:
@@ -173,7 +159,7 @@ class Dispatcher:
             work = bound()
         else:
             # A thread cannot be stopped: on timeout the call gets its error result and the thread ends alone.
-            work = asyncio.get_running_loop().run_in_executor(tool_thread_pool(), bound)
+            work = tool_threads().run(bound)
         if tool.timeout is None:
             return await work
         try:
