@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.table import Table
 
-console = Console()
+console = Console(width=150)
 
 
 class Script:
@@ -209,15 +209,20 @@ def step_costs(script: Script) -> list[float]:
     return [b - a for a, b in zip(script.stamps, script.stamps[1:], strict=False)]
 
 
-def measure(name: str, runner: Callable[[Script], None], n: int, repeats: int) -> Measure:
+def measure(name: str, runner: Callable[[Script], None], n: int, repeats: int, no_gc: bool) -> Measure:
     best: tuple[float, Script] | None = None
     runs = []
     for _ in range(repeats):
         script = Script(n)
         gc.collect()
+        if no_gc:
+            gc.disable()
         started = time.perf_counter()
-        runner(script)
-        elapsed = time.perf_counter() - started
+        try:
+            runner(script)
+        finally:
+            elapsed = time.perf_counter() - started
+            gc.enable()
         assert script.calls == n, f"{name}: {script.calls} tool calls, expected {n}"
         runs.append(elapsed / n * 1e6)
         if best is None or elapsed < best[0]:
@@ -296,6 +301,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per cell; the best is reported")
     parser.add_argument("--frameworks", nargs="+", default=list(FRAMEWORKS), choices=list(FRAMEWORKS))
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument(
+        "--no-gc",
+        action="store_true",
+        help="turn Python's cyclic garbage collector off during timed runs (frameworks that build "
+        "large histories spend much of their time in it)",
+    )
     args = parser.parse_args()
 
     console.print(
@@ -315,9 +326,10 @@ def main() -> None:
     for n in args.n:
         for name, (_, runner) in available.items():
             console.print(f"[dim]N={n} {name} ...[/dim]")
-            results.append(measure(name, runner, n, args.repeats))
+            results.append(measure(name, runner, n, args.repeats, args.no_gc))
 
-    table = Table(title="harness overhead per agent step (no-op tool, scripted model)")
+    gc_note = ", garbage collector off" if args.no_gc else ""
+    table = Table(title=f"harness overhead per agent step (no-op tool, scripted model{gc_note})")
     for col in (
         "framework",
         "version",

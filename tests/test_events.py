@@ -174,10 +174,13 @@ def test_resume_after_a_kill_during_tool_calls(tmp_path):
 
 def test_resume_after_a_kill_while_waiting_for_the_model(tmp_path):
     log = run_and_kill(tmp_path, "model", lambda r: names(r).count("model_request") == 2)
+    with log.open("a") as f:
+        f.write('{"event": "model_resp')  # as if the process died while writing a line
     result = Agent(ScriptedModel(["4"]), [add]).resume_sync(log)
     assert result.status == RunStatus.COMPLETED and result.answer == "4"
     assert [m.role for m in result.messages] == ["user", "assistant", "tool", "assistant"]
     assert [r.kind for r in result.rounds] == ["tools", "answer"]
+    assert names(read_events(log))[-2:] == ["round_end", "run_end"]  # the torn line was cut, not buried
 
 
 def test_resume_after_a_kill_during_the_final_request(tmp_path):
@@ -201,6 +204,9 @@ def test_resume_refuses_files_that_are_not_logs(tmp_path):
     path.write_text('{"event": "tool_call"}\n')
     with pytest.raises(ValueError, match="no run_start"):
         Agent(ScriptedModel([])).resume_sync(path)
+    with pytest.raises(FileNotFoundError):
+        Agent(ScriptedModel([])).resume_sync(tmp_path / "missing.jsonl")
+    assert not (tmp_path / "missing.jsonl").exists()
 
 
 def test_events_module_names_match_what_runs_write():

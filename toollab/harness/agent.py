@@ -6,16 +6,15 @@ import asyncio
 import copy
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from toollab.harness import errors, events
 from toollab.harness.dispatch import Approver, Dispatcher, decode_arguments
-from toollab.harness.events import EventLog, read_events
+from toollab.harness.events import EventLog, drop_torn_tail, read_events
 from toollab.harness.finish import FINISH, finish_tool
 from toollab.harness.messages import (
-    MESSAGE_ADAPTER,
     MESSAGES_ADAPTER,
     AssistantMessage,
     Message,
@@ -26,62 +25,10 @@ from toollab.harness.messages import (
     UserMessage,
 )
 from toollab.harness.model import Model, ModelError, ModelResponse
+from toollab.harness.replay import Replayed, last_run, replay
 from toollab.harness.result import Round, RunResult, RunStatus
+from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
 from toollab.tools import Tool
-
-EventSink = Callable[[dict[str, Any]], None]
-
-FINAL_PROMPT = {
-    RunStatus.MAX_STEPS: "You have reached the step limit. Give your final answer now, without calling tools.",
-    RunStatus.MAX_TOKENS: "You have used the token budget. Give your final answer now, without calling tools.",
-    RunStatus.MAX_TOOL_CALLS: "You have used the tool-call budget. Give your final answer now, without calling tools.",
-}
-
-
-class _Run:
-    """The mutable state of one run."""
-
-    def __init__(self, run_id: str, messages: list[Message], sinks: list[EventSink]):
-        self.run_id = run_id
-        self.messages = messages
-        self.sinks = sinks
-        self.rounds: list[Round] = []
-        self.usage = Usage()
-        self.steps = 0  # rounds that made tool calls
-        self.tool_calls = 0  # calls run against the tool-call budget (finish excluded)
-        self.seen_ids: set[str] = {c.id for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
-        self.started = time.perf_counter()
-        self.result: RunResult | None = None
-        self.last_response: dict[str, Any] | None = None  # the last model_response event, when resuming
-        self.responses = 0  # model_response events replayed, when resuming
-
-    def emit(self, event: str, **fields: Any) -> None:
-        record = {"event": event, "ts": time.time(), "run_id": self.run_id, **fields}
-        for sink in self.sinks:
-            sink(record)
-
-    def end(self, status: RunStatus, answer: str | None, error: str | None = None, source: str | None = None) -> None:
-        self.result = RunResult(
-            run_id=self.run_id,
-            status=status,
-            answer=answer,
-            messages=self.messages,
-            rounds=self.rounds,
-            usage=self.usage,
-            duration_seconds=time.perf_counter() - self.started,
-            error=error,
-            error_source=source,
-        )
-        if self.sinks:
-            self.emit(
-                events.RUN_END,
-                status=str(status),
-                answer=answer,
-                usage=self.usage.model_dump(),
-                error=error,
-                error_source=source,
-                duration_seconds=self.result.duration_seconds,
-            )
 
 
 class Agent:
@@ -143,7 +90,7 @@ class Agent:
         if not messages:
             raise ValueError("nothing to run: give a prompt or a history")
         log_file = EventLog(log) if log is not None else None
-        run = _Run(uuid.uuid4().hex, messages, self._sinks(log_file))
+        run = RunState(uuid.uuid4().hex, messages, self._sinks(log_file))
         try:
             if run.sinks:
                 run.emit(
@@ -169,21 +116,16 @@ class Agent:
         Calls left without a result are run again if their tool is idempotent, and otherwise get an error
         result saying they were interrupted. New events are appended to the same log.
         """
-        recorded = read_events(log)
-        starts = [i for i, e in enumerate(recorded) if e["event"] == events.RUN_START]
-        if not starts:
-            raise ValueError(f"{log}: no run_start event; not a toollab event log")
-        recorded = recorded[starts[-1] :]
+        recorded = last_run(read_events(log), log)
+        drop_torn_tail(log)
         log_file = EventLog(log)
         try:
-            run = _Run(
-                recorded[0]["run_id"], MESSAGES_ADAPTER.validate_python(recorded[0]["messages"]), self._sinks(log_file)
-            )
-            finished = self._replay(run, recorded[1:])
-            if finished is not None:
-                return finished
+            replayed = replay(recorded, self._sinks(log_file), self._control)
+            if replayed.ended is not None:
+                return replayed.ended
+            run = replayed.state
             run.emit(events.RUN_RESUMED, messages=len(run.messages), steps=run.steps)
-            await self._settle_killed_round(run)
+            await self._settle_killed_round(replayed)
             if run.result is None:
                 return await self._drive(run)
             return run.result
@@ -198,7 +140,7 @@ class Agent:
     def _sinks(self, log_file: EventLog | None) -> list[EventSink]:
         return [s for s in (log_file, self.on_event) if s is not None]
 
-    def _observed(self, run: _Run) -> Dispatcher:
+    def _observed(self, run: RunState) -> Dispatcher:
         """The dispatcher, reporting calls and results into this run's events (when anyone listens)."""
         if not run.sinks:
             return self._dispatcher
@@ -209,7 +151,7 @@ class Agent:
         )
         return dispatcher
 
-    def _limit_reached(self, run: _Run) -> RunStatus | None:
+    def _limit_reached(self, run: RunState) -> RunStatus | None:
         if run.steps >= self.max_steps:
             return RunStatus.MAX_STEPS
         if self.max_tokens is not None and run.usage.total_tokens >= self.max_tokens:
@@ -218,7 +160,7 @@ class Agent:
             return RunStatus.MAX_TOOL_CALLS
         return None
 
-    async def _drive(self, run: _Run) -> RunResult:
+    async def _drive(self, run: RunState) -> RunResult:
         dispatcher = self._observed(run)
         try:
             while run.result is None:
@@ -232,7 +174,7 @@ class Agent:
             raise
         return run.result
 
-    async def _ask(self, run: _Run, tools: Sequence[Any]) -> tuple[AssistantMessage, ModelResponse, float] | None:
+    async def _ask(self, run: RunState, tools: Sequence[Any]) -> tuple[AssistantMessage, ModelResponse, float] | None:
         """One model request; on failure the run ends with status model_error and None is returned."""
         if run.sinks:
             run.emit(events.MODEL_REQUEST, round=len(run.rounds), messages=len(run.messages), tools=len(tools))
@@ -246,7 +188,7 @@ class Agent:
             run.end(RunStatus.MODEL_ERROR, None, f"{type(exc).__name__}: {exc}", "harness")
             return None
         seconds = time.perf_counter() - started
-        message = self._unique_ids(run, response.message)
+        message = run.unique_ids(response.message)
         run.messages.append(message)
         run.usage += response.usage
         if run.sinks:
@@ -260,13 +202,13 @@ class Agent:
             )
         return message, response, seconds
 
-    async def _round(self, run: _Run, dispatcher: Dispatcher) -> None:
+    async def _round(self, run: RunState, dispatcher: Dispatcher) -> None:
         asked = await self._ask(run, self.tool_specs)
         if asked is None:
             return
         message, response, model_seconds = asked
         if not message.tool_calls:
-            self._close_round(run, Round(len(run.rounds), "answer", response.usage, model_seconds))
+            run.close_round(Round(len(run.rounds), "answer", response.usage, model_seconds))
             run.end(RunStatus.COMPLETED, message.content)
             return
         run.steps += 1
@@ -293,16 +235,18 @@ class Agent:
                 )
             run.messages.extend(done[c.id] for c in calls)
             run.tool_calls += sum(c.name != self._control for c in runnable)
-        self._close_round(
-            run,
+        run.close_round(
             Round(len(run.rounds), "tools", response.usage, model_seconds, time.perf_counter() - started, len(calls)),
         )
         answer = self._finish_answer(calls, [done[c.id] for c in calls])
         if answer is not None:
             run.end(RunStatus.COMPLETED, answer)
 
-    async def _final_round(self, run: _Run, dispatcher: Dispatcher, reason: RunStatus, ask_again: bool = True) -> None:
+    async def _final_round(
+        self, run: RunState, dispatcher: Dispatcher, reason: RunStatus, ask_again: bool = True
+    ) -> None:
         """Ask once more for an answer, with no tools offered; the status records which limit was hit."""
+        run.final_reason = reason
         if ask_again:
             nudge = UserMessage(content=FINAL_PROMPT[reason])
             run.messages.append(nudge)
@@ -316,14 +260,8 @@ class Agent:
         run.messages.extend(
             dispatcher.fail(c, errors.tools_disabled(c.name), errors.TOOLS_DISABLED) for c in message.tool_calls
         )
-        self._close_round(run, Round(len(run.rounds), "final", response.usage, model_seconds))
+        run.close_round(Round(len(run.rounds), "final", response.usage, model_seconds))
         run.end(reason, message.content)
-
-    @staticmethod
-    def _close_round(run: _Run, record: Round) -> None:
-        run.rounds.append(record)
-        if run.sinks:
-            run.emit(events.ROUND_END, round=record.to_dict())
 
     def _finish_answer(self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]) -> str | None:
         """The answer of the first finish call that succeeded (its arguments were valid), if any."""
@@ -334,68 +272,13 @@ class Agent:
                 return decode_arguments(call.arguments)["answer"]
         return None
 
-    @staticmethod
-    def _unique_ids(run: _Run, message: AssistantMessage) -> AssistantMessage:
-        """Give every call a unique id (models omit or repeat them), so each result matches exactly one call."""
-        fixed: list[ToolCall] | None = None
-        for i, call in enumerate(message.tool_calls):
-            call_id = call.id
-            if not call_id or call_id in run.seen_ids:
-                n = len(run.seen_ids)
-                while f"call_{n}" in run.seen_ids:
-                    n += 1
-                call_id = f"call_{n}"
-                fixed = fixed if fixed is not None else list(message.tool_calls)
-                fixed[i] = call.model_copy(update={"id": call_id})
-            run.seen_ids.add(call_id)
-        return message if fixed is None else message.model_copy(update={"tool_calls": fixed})
-
     # ---- resume ----------------------------------------------------------------------------------------
 
-    def _replay(self, run: _Run, recorded: list[dict[str, Any]]) -> RunResult | None:
-        """Rebuild a run's state from its events; the stored result if the run had ended."""
-        results: dict[str, ToolResultMessage] = {}
-        for event in recorded:
-            kind = event["event"]
-            if kind == events.MODEL_RESPONSE:
-                message = AssistantMessage.model_validate(event["message"])
-                self._append_results(run, results)
-                run.messages.append(message)
-                run.seen_ids.update(c.id for c in message.tool_calls)
-                run.usage += Usage.model_validate(event["usage"])
-                run.last_response = event
-                run.responses += 1
-                run.steps += bool(message.tool_calls) and not self._in_final(run)
-            elif kind == events.TOOL_RESULT:
-                result = ToolResultMessage.model_validate(event["result"])
-                results[result.call_id] = result
-                if result.error_kind not in (errors.BUDGET, errors.TOOLS_DISABLED) and result.name != self._control:
-                    run.tool_calls += 1
-            elif kind == events.MESSAGE:
-                self._append_results(run, results)
-                run.messages.append(MESSAGE_ADAPTER.validate_python(event["message"]))
-            elif kind == events.ROUND_END:
-                run.rounds.append(Round.from_dict(event["round"]))
-            elif kind == events.RUN_END:
-                self._append_results(run, results)
-                return RunResult(
-                    run_id=run.run_id,
-                    status=RunStatus(event["status"]),
-                    answer=event.get("answer"),
-                    messages=run.messages,
-                    rounds=run.rounds,
-                    usage=run.usage,
-                    duration_seconds=event.get("duration_seconds", 0.0),
-                    error=event.get("error"),
-                    error_source=event.get("error_source"),
-                )
-        self._append_results(run, results)
-        return None
-
-    async def _settle_killed_round(self, run: _Run) -> None:
+    async def _settle_killed_round(self, replayed: Replayed) -> None:
         """Finish the round the process died in, the way a live round would have."""
+        run = replayed.state
         dispatcher = self._observed(run)
-        reason = self._final_reason(run)
+        reason = run.final_reason
         if isinstance(run.messages[-1], UserMessage) and reason is not None:
             await self._final_round(run, dispatcher, reason, ask_again=False)  # died waiting for the answer
             return
@@ -417,19 +300,11 @@ class Agent:
             else:
                 answered[call.id] = dispatcher.fail(call, errors.interrupted(call.name), errors.INTERRUPTED)
         run.messages.extend(answered[c.id] for c in missing)
-        if len(run.rounds) < run.responses and run.last_response is not None:
+        if len(run.rounds) < replayed.responses and replayed.last_response is not None:
             kind = "final" if reason is not None else ("tools" if last.tool_calls else "answer")
-            self._close_round(
-                run,
-                Round(
-                    len(run.rounds),
-                    kind,
-                    Usage.model_validate(run.last_response["usage"]),
-                    run.last_response.get("seconds", 0.0),
-                    0.0,
-                    len(last.tool_calls),
-                ),
-            )
+            usage = Usage.model_validate(replayed.last_response["usage"])
+            seconds = replayed.last_response.get("seconds", 0.0)
+            run.close_round(Round(len(run.rounds), kind, usage, seconds, 0.0, len(last.tool_calls)))
         if reason is not None:
             run.end(reason, last.content)
         elif not last.tool_calls:
@@ -438,31 +313,3 @@ class Agent:
             answer = self._finish_answer(last.tool_calls, [answered[c.id] for c in last.tool_calls])
             if answer is not None:
                 run.end(RunStatus.COMPLETED, answer)
-
-    @staticmethod
-    def _final_reason(run: _Run) -> RunStatus | None:
-        """The limit that ended the run, if it had already asked for its final answer."""
-        for message in reversed(run.messages):
-            if isinstance(message, UserMessage):
-                for status, prompt in FINAL_PROMPT.items():
-                    if message.content == prompt:
-                        return status
-                return None
-        return None
-
-    @staticmethod
-    def _in_final(run: _Run) -> bool:
-        """Whether the run had asked for its final answer (the last harness message is the request for it)."""
-        for message in reversed(run.messages[:-1]):
-            if isinstance(message, UserMessage):
-                return message.content in FINAL_PROMPT.values()
-            if isinstance(message, AssistantMessage):
-                return False
-        return False
-
-    @staticmethod
-    def _append_results(run: _Run, results: dict[str, ToolResultMessage]) -> None:
-        """Put the recorded results of the last assistant turn after it, in call order."""
-        last = run.messages[-1] if run.messages else None
-        if isinstance(last, AssistantMessage) and last.tool_calls:
-            run.messages.extend(results.pop(c.id) for c in last.tool_calls if c.id in results)

@@ -38,6 +38,16 @@ class EventLog:
             self._file = None
 
 
+def drop_torn_tail(path: str | Path) -> None:
+    """Cut a last line that the killed process left unfinished, so that events appended later stay readable."""
+    path = Path(path)
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return
+    with path.open("r+b") as f:
+        f.truncate(data.rfind(b"\n") + 1)
+
+
 def read_events(path: str | Path) -> list[dict[str, Any]]:
     """All events of a log. A torn last line (the process died mid-write) is skipped; any other bad line raises."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
