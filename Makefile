@@ -22,10 +22,11 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/mypy toollab
 	$(BIN)/pytest -q
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy toollab
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python benchmarks/overhead.py

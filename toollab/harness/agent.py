@@ -214,7 +214,8 @@ class Agent:
         run.steps += 1
         calls = message.tool_calls
         budget = None if self.max_tool_calls is None else self.max_tool_calls - run.tool_calls
-        runnable, refused = calls, []
+        runnable: list[ToolCall] = calls
+        refused: list[ToolCall] = []
         if budget is not None and sum(c.name != self._control for c in calls) > budget:
             runnable, refused = [], []
             for call in calls:

@@ -7,7 +7,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypedDict, Unpack, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,6 +29,17 @@ class InvalidArguments(Exception):
     def __init__(self, problems: list[ArgumentProblem]):
         super().__init__("; ".join(map(str, problems)))
         self.problems = problems
+
+
+class ToolOptions(TypedDict, total=False):
+    """What `@tool(...)` and `Tool.from_function` accept besides the function."""
+
+    name: str | None
+    description: str | None
+    timeout: float | None
+    side_effects: bool
+    exclusive: bool
+    idempotent: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,28 +90,20 @@ class Tool:
         self.spec = ToolSpec(self.name, self.description, self.parameters)
 
     @classmethod
-    def from_function(
-        cls,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout: float | None = None,
-        side_effects: bool = False,
-        exclusive: bool = False,
-        idempotent: bool = False,
-    ) -> Tool:
+    def from_function(cls, fn: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
+        """A tool of a function: name and descriptions from it and its docstring unless given."""
         doc = parse_docstring(fn)
         model = arguments_model(fn, doc.params)
+        description = options.get("description")
         return cls(
-            name=name or fn.__name__,
+            name=options.get("name") or fn.__name__,
             description=description if description is not None else doc.description,
             parameters=clean_schema(model.model_json_schema()),
             function=fn,
-            timeout=timeout,
-            side_effects=side_effects,
-            exclusive=exclusive,
-            idempotent=idempotent,
+            timeout=options.get("timeout"),
+            side_effects=options.get("side_effects", False),
+            exclusive=options.get("exclusive", False),
+            idempotent=options.get("idempotent", False),
             _arguments_model=model,
         )
 
@@ -148,16 +151,10 @@ class Tool:
 @overload
 def tool(fn: Callable[..., Any], /) -> Tool: ...
 @overload
+def tool(**options: Unpack[ToolOptions]) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    timeout: float | None = None,
-    side_effects: bool = False,
-    exclusive: bool = False,
-    idempotent: bool = False,
-) -> Callable[[Callable[..., Any]], Tool]: ...
-def tool(fn: Callable[..., Any] | None = None, /, **options: Any) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a tool of a sync or async function: `@tool` or `@tool(timeout=5, side_effects=True)`."""
     if fn is not None:
         return Tool.from_function(fn, **options)
