@@ -40,7 +40,7 @@ def arguments_model(fn: Callable[..., Any], param_docs: dict[str, str]) -> type[
         doc = param_docs.get(param.name)
         # without a docstring entry, leave room for a description given in Annotated[..., Field(...)]
         fields[param.name] = (annotation, Field(default, description=doc) if doc else Field(default))
-    return create_model(  # type: ignore[call-overload]
+    return create_model(
         f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False), **fields
     )
 
