@@ -216,6 +216,8 @@ async def test_side_effects_need_approval():
 
     yes = await Dispatcher([delete], approve=approve).dispatch(call)
     assert yes.content == "deleted" and calls == ["/tmp/x"]
+    as_text = await Dispatcher([delete], approve=approve).dispatch(one("delete", '{"path": "/tmp/y"}'))
+    assert as_text.content == "deleted" and calls == ["/tmp/x", "/tmp/y"]  # the approver saw a dict
 
 
 async def test_results_that_cannot_be_serialised_still_become_text():

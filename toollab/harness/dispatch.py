@@ -122,7 +122,8 @@ class Dispatcher:
             )
         if bound is None:
             return self._done(call, errors.invalid_arguments(tool, problems), started, errors.INVALID_ARGUMENTS)
-        if tool.side_effects and not await self._approved(call, tool):
+        # the approver sees the decoded, validated arguments, whatever form the model sent them in
+        if tool.side_effects and not await self._approved(call.model_copy(update={"arguments": arguments}), tool):
             return self._done(call, errors.denied(tool, self.approve is not None), started, errors.DENIED)
         try:
             if semaphore is None:
