@@ -55,5 +55,9 @@ raw_arguments = (
 )
 call_names = st.sampled_from(["add", "get_weather", "finish", "boom", "slow", "nap", "Add", ""]) | text
 model_calls = st.builds(
-    ToolCall, id=st.sampled_from(["", "dup", "call_0"]) | ids, name=call_names, arguments=raw_arguments
+    ToolCall,
+    id=st.sampled_from(["", "dup", "call_0"]) | ids,
+    name=call_names,
+    arguments=raw_arguments,
+    parse_error=st.none() | st.none() | text,
 )

@@ -43,6 +43,7 @@ TOOLS = [add, get_weather, boom, slow, nap]
 ERROR_KINDS = {
     errors.UNKNOWN_TOOL,
     errors.INVALID_JSON,
+    errors.PARSE_ERROR,
     errors.INVALID_ARGUMENTS,
     errors.TOOL_ERROR,
     errors.TIMEOUT,

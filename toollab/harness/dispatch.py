@@ -101,6 +101,8 @@ class Dispatcher:
         started = time.perf_counter()
         if self.on_call is not None:
             self.on_call(call)
+        if call.parse_error is not None:
+            return self._done(call, errors.unparsable(call.parse_error), started, errors.PARSE_ERROR)
         tool = self.tools.get(call.name) if isinstance(call.name, str) else None
         if tool is None:
             return self._done(call, errors.unknown_tool(call.name, self.names), started, errors.UNKNOWN_TOOL)

@@ -12,6 +12,7 @@ from toollab.tools import ArgumentProblem, Tool
 # Values of ToolResultMessage.error_kind.
 UNKNOWN_TOOL = "unknown_tool"
 INVALID_JSON = "invalid_json"
+PARSE_ERROR = "parse_error"
 INVALID_ARGUMENTS = "invalid_arguments"
 DENIED = "denied"
 TOOL_ERROR = "tool_error"
@@ -29,6 +30,10 @@ def unknown_tool(name: Any, valid: Sequence[str]) -> str:
     if close:
         text += f" Did you mean {close[0]!r}?"
     return text + " Valid tools: " + (", ".join(valid) if valid else "none") + "."
+
+
+def unparsable(detail: str) -> str:
+    return f"Your tool call could not be read: {detail}"
 
 
 def example_arguments(tool: Tool) -> str:

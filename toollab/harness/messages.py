@@ -27,13 +27,18 @@ class Usage(BaseModel):
 
 
 class ToolCall(BaseModel):
-    """A call the model proposed. `arguments` is a dict, or the raw string the model wrote (parsed at dispatch)."""
+    """A call the model proposed. `arguments` is a dict, or the raw string the model wrote (parsed at dispatch).
+
+    `parse_error` is set by a wire format when the model's text could not be read as a call: the harness then
+    answers the call with that error instead of running anything.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     id: str = ""
     name: str
     arguments: Any = Field(default_factory=dict)
+    parse_error: str | None = None
 
 
 class SystemMessage(BaseModel):
@@ -47,9 +52,12 @@ class UserMessage(BaseModel):
 
 
 class AssistantMessage(BaseModel):
+    """An assistant turn. `raw` is the text a text-generating model wrote, replayed verbatim in later prompts."""
+
     role: Literal["assistant"] = "assistant"
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    raw: str | None = None
 
 
 class ToolResultMessage(BaseModel):

@@ -1,0 +1,55 @@
+"""Hermes (Qwen 2.5, Qwen 3, many fine-tunes): `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from toollab.formats.base import (
+    Format,
+    bare_json_calls,
+    call_arguments,
+    json_call,
+    prose,
+    strip_empty_fences,
+    tools_json,
+)
+from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
+from toollab.tools import ToolSpec
+
+_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+EXPECTED = '<tool_call>{"name": "<tool name>", "arguments": {<arguments as JSON>}}</tool_call>'
+
+
+class Hermes(Format):
+    name = "hermes"
+
+    def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
+        listing = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools_json(tools))
+        return (
+            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+            "You are provided with function signatures within <tools></tools> XML tags:\n"
+            f"<tools>\n{listing}\n</tools>\n\n"
+            "For each function call, return a json object with function name and arguments within "
+            "<tool_call></tool_call> XML tags:\n"
+            '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+        )
+
+    def render_calls(self, calls: Sequence[ToolCall]) -> str:
+        return "\n".join(
+            "<tool_call>\n"
+            + json.dumps({"name": c.name, "arguments": call_arguments(c.arguments)}, ensure_ascii=False)
+            + "\n</tool_call>"
+            for c in calls
+        )
+
+    def render_results(self, results: Sequence[ToolResultMessage]) -> str:
+        return "\n".join(f"<tool_response>\n{r.content}\n</tool_response>" for r in results)
+
+    def parse(self, text: str, tools: Sequence[ToolSpec] = ()) -> AssistantMessage:
+        calls = [json_call(m.group(1), expected=EXPECTED) for m in _CALL.finditer(text)]
+        rest = _CALL.sub("", text)
+        if not calls:  # a call written without its tags, e.g. in a code fence
+            calls, rest = bare_json_calls(text, tools)
+        return AssistantMessage(content=prose(strip_empty_fences(rest)), tool_calls=calls, raw=text)

@@ -1,0 +1,77 @@
+"""Mistral: `[TOOL_CALLS][{"name": ..., "arguments": {...}}]` and the newer `[TOOL_CALLS]NAME[ARGS]{...}`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from toollab.formats.base import Format, call_arguments, json_call, prose, tools_json
+from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
+from toollab.tools import ToolSpec
+
+TAG = "[TOOL_CALLS]"
+EXPECTED = '[TOOL_CALLS][{"name": "<tool name>", "arguments": {...}}] or [TOOL_CALLS]<tool name>[ARGS]{...}'
+_NAMED = re.compile(r"\s*([A-Za-z0-9_.\-]+)\[ARGS\]")
+
+
+class Mistral(Format):
+    name = "mistral"
+
+    def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
+        listing = json.dumps(tools_json(tools), ensure_ascii=False)
+        return (
+            f"[AVAILABLE_TOOLS]{listing}[/AVAILABLE_TOOLS]\n"
+            f'To call tools, answer with {TAG} followed by a JSON list: {TAG}[{{"name": "<tool name>", '
+            '"arguments": {<arguments>}}]'
+        )
+
+    def render_calls(self, calls: Sequence[ToolCall]) -> str:
+        items = [{"name": c.name, "arguments": call_arguments(c.arguments)} for c in calls]
+        return TAG + json.dumps(items, ensure_ascii=False)
+
+    def render_results(self, results: Sequence[ToolResultMessage]) -> str:
+        return "\n".join(
+            "[TOOL_RESULTS]"
+            + json.dumps({"call_id": r.call_id, "content": r.content}, ensure_ascii=False)
+            + "[/TOOL_RESULTS]"
+            for r in results
+        )
+
+    def parse(self, text: str, tools: Sequence[ToolSpec] = ()) -> AssistantMessage:
+        if TAG not in text:
+            return AssistantMessage(content=prose(text), raw=text)
+        content, _, rest = text.partition(TAG)
+        calls: list[ToolCall] = []
+        for chunk in rest.split(TAG):
+            named = _NAMED.match(chunk)
+            if named:  # v11+: NAME[ARGS]{...}
+                body = chunk[named.end() :].strip()
+                try:
+                    arguments, end = json.JSONDecoder().raw_decode(body)
+                except json.JSONDecodeError as exc:
+                    calls.append(
+                        ToolCall(
+                            name=named.group(1),
+                            arguments=body,
+                            parse_error=f"invalid JSON arguments ({exc.msg}). Expected {EXPECTED}",
+                        )
+                    )
+                    continue
+                calls.append(ToolCall(name=named.group(1), arguments=arguments))
+                content += body[end:]
+                continue
+            body = chunk.strip()
+            try:
+                items, end = json.JSONDecoder().raw_decode(body)
+            except json.JSONDecodeError as exc:
+                calls.append(
+                    json_call(body, expected=EXPECTED)
+                    if body.startswith("{")
+                    else ToolCall(name="", arguments=body, parse_error=f"invalid JSON ({exc.msg}). Expected {EXPECTED}")
+                )
+                continue
+            for item in items if isinstance(items, list) else [items]:
+                calls.append(json_call(json.dumps(item), expected=EXPECTED))
+            content += body[end:]
+        return AssistantMessage(content=prose(content), tool_calls=calls, raw=text)

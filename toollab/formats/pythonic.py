@@ -1,0 +1,125 @@
+"""Pythonic calls, the style BFCL prompts use: `[get_weather(city='Paris'), get_time(tz="UTC")]`.
+
+Read with `ast` (never evaluated): keyword arguments whose values are Python literals; dotted names allowed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toollab.formats.base import Format, call_arguments, prose, tools_json
+from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
+from toollab.tools import ToolSpec
+
+EXPECTED = "[tool_name(param=value, ...), ...] with keyword arguments and literal values"
+_START = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(|(?<![\w.])[A-Za-z_][\w.]*\s*\(")
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _calls(tree: ast.expr, source: str) -> list[ToolCall]:
+    nodes = tree.elts if isinstance(tree, ast.List | ast.Tuple) else [tree]
+    calls = []
+    for node in nodes:
+        text = ast.get_source_segment(source, node) or ""
+        if not isinstance(node, ast.Call) or _dotted(node.func) is None:
+            calls.append(
+                ToolCall(name="", arguments=text, parse_error=f"{text[:60]!r} is not a call. Expected {EXPECTED}")
+            )
+            continue
+        name = _dotted(node.func) or ""
+        if node.args:
+            calls.append(
+                ToolCall(
+                    name=name,
+                    arguments=text,
+                    parse_error=f"positional arguments in {name}(...); name every argument. Expected {EXPECTED}",
+                )
+            )
+            continue
+        arguments: dict[str, Any] = {}
+        problem = None
+        for kw in node.keywords:
+            if kw.arg is None:
+                problem = "**kwargs is not allowed"
+                break
+            try:
+                arguments[kw.arg] = ast.literal_eval(kw.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                problem = f"the value of {kw.arg!r} is not a literal ({ast.get_source_segment(source, kw.value)!r:.60})"
+                break
+        if problem:
+            calls.append(ToolCall(name=name, arguments=text, parse_error=f"{problem}. Expected {EXPECTED}"))
+        else:
+            calls.append(ToolCall(name=name, arguments=arguments))
+    return calls
+
+
+def find_calls(text: str) -> tuple[list[ToolCall], str]:
+    """The first span of `text` that reads as a list of calls (or one call), and the text around it."""
+    for start_match in _START.finditer(text):
+        start = start_match.start()
+        closer = "]" if text[start] == "[" else ")"
+        end = len(text)
+        while (end := text.rfind(closer, start, end)) != -1:
+            candidate = text[start : end + 1]
+            try:
+                tree = ast.parse(candidate, mode="eval").body
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            if isinstance(tree, ast.List | ast.Call) and (not isinstance(tree, ast.List) or tree.elts):
+                return _calls(tree, candidate), text[:start] + text[end + 1 :]
+        # it looks like a call but never parses: report it rather than drop it
+        name = re.match(r"\[?\s*([\w.]+)", text[start:])
+        return [
+            ToolCall(
+                name=name.group(1) if name else "",
+                arguments=text[start:],
+                parse_error=f"not valid Python call syntax. Expected {EXPECTED}",
+            )
+        ], text[:start]
+    return [], text
+
+
+class Pythonic(Format):
+    name = "pythonic"
+
+    def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
+        import json
+
+        listing = json.dumps([t["function"] for t in tools_json(tools)], ensure_ascii=False)
+        return (
+            "You are an expert in composing functions. You are given a question and a set of possible functions. "
+            "Based on the question, you will need to make one or more function/tool calls to achieve the purpose. "
+            "If none of the functions can be used, point it out.\n"
+            "If you decide to invoke any of the function(s), you MUST put it in the format of "
+            "[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]\n"
+            "You SHOULD NOT include any other text in the response.\n"
+            f"Here is a list of functions in JSON format that you can invoke.\n{listing}"
+        )
+
+    def render_calls(self, calls: Sequence[ToolCall]) -> str:
+        parts = []
+        for c in calls:
+            args = call_arguments(c.arguments)
+            items = ", ".join(f"{k}={v!r}" for k, v in args.items()) if isinstance(args, dict) else ""
+            parts.append(f"{c.name}({items})")
+        return "[" + ", ".join(parts) + "]"
+
+    def render_results(self, results: Sequence[ToolResultMessage]) -> str:
+        return "\n".join(f"{r.name}() returned: {r.content}" for r in results)
+
+    def parse(self, text: str, tools: Sequence[ToolSpec] = ()) -> AssistantMessage:
+        body = re.sub(r"```[a-zA-Z]*", "", text)
+        calls, rest = find_calls(body)
+        return AssistantMessage(content=prose(rest), tool_calls=calls, raw=text)

@@ -1,0 +1,23 @@
+"""Formats by name."""
+
+from __future__ import annotations
+
+from toollab.formats.base import Format
+from toollab.formats.deepseek_v3 import DeepSeekV3
+from toollab.formats.hermes import Hermes
+from toollab.formats.llama3_json import Llama3Json
+from toollab.formats.mistral import Mistral
+from toollab.formats.pythonic import Pythonic
+from toollab.formats.qwen3_coder import Qwen3Coder
+from toollab.formats.text_protocol import TextProtocol
+
+FORMATS: dict[str, type[Format]] = {
+    cls.name: cls for cls in (Hermes, Qwen3Coder, Mistral, Llama3Json, DeepSeekV3, Pythonic, TextProtocol)
+}
+
+
+def get_format(name: str) -> Format:
+    try:
+        return FORMATS[name]()
+    except KeyError:
+        raise ValueError(f"unknown format {name!r}; known: {', '.join(FORMATS)}") from None
