@@ -73,7 +73,7 @@ def json_call(
     name = next((data[k] for k in name_keys if k in data), None)
     if not isinstance(name, str) or not name:
         return ToolCall(name="", arguments=body, parse_error=f"the call has no tool name. Expected {expected}")
-    arguments = next((data[k] for k in args_keys if k in data), {})
+    arguments: Any = next((data[k] for k in args_keys if k in data), {})
     return ToolCall(name=name, arguments=arguments if arguments is not None else {})
 
 
