@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from toollab.formats.base import Format, call_arguments, prose, tools_json
@@ -15,7 +16,16 @@ from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessa
 from toollab.tools import ToolSpec
 
 EXPECTED = "[tool_name(param=value, ...), ...] with keyword arguments and literal values"
-_START = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(|(?<![\w.])[A-Za-z_][\w.]*\s*\(")
+_LIST_START = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(")
+
+
+def _starts(text: str, names: AbstractSet[str]) -> list[int]:
+    """Where a call list may start: `[name(`, a known tool's `name(` anywhere, or any `name(` opening the text."""
+    found = {m.start() for m in _LIST_START.finditer(text)}
+    for m in re.finditer(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(", text):
+        if m.group(1) in names or not text[: m.start()].strip():
+            found.add(m.start())
+    return sorted(found)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -65,10 +75,9 @@ def _calls(tree: ast.expr, source: str) -> list[ToolCall]:
     return calls
 
 
-def find_calls(text: str) -> tuple[list[ToolCall], str]:
+def find_calls(text: str, names: AbstractSet[str] = frozenset()) -> tuple[list[ToolCall], str]:
     """The first span of `text` that reads as a list of calls (or one call), and the text around it."""
-    for start_match in _START.finditer(text):
-        start = start_match.start()
+    for start in _starts(text, names):
         closer = "]" if text[start] == "[" else ")"
         end = len(text)
         while (end := text.rfind(closer, start, end)) != -1:
@@ -121,5 +130,5 @@ class Pythonic(Format):
 
     def parse(self, text: str, tools: Sequence[ToolSpec] = ()) -> AssistantMessage:
         body = re.sub(r"```[a-zA-Z]*", "", text)
-        calls, rest = find_calls(body)
+        calls, rest = find_calls(body, {t.name for t in tools})
         return AssistantMessage(content=prose(rest), tool_calls=calls, raw=text)

@@ -1,0 +1,94 @@
+"""The real embedded model (SmolLM2-135M-Instruct) on a small budget: loaded once for the module."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import assert_history_consistent
+
+from toollab import Agent, AssistantMessage, ToolCall, ToolResultMessage, UserMessage, add, multiply
+from toollab.harness.model import ModelError
+from toollab.models import local_weights
+from toollab.models.local import LocalModel
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def model() -> LocalModel:
+    m = LocalModel(max_new_tokens=24)
+    m.load()
+    return m
+
+
+def test_loaded_once_per_process(model):
+    assert local_weights.load(None) is model.load()
+    assert LocalModel().load() is model.load()
+    assert model.load().source == "SmolLM2-135M-Instruct" and not model.load().template_takes_tools
+
+
+def test_exact_token_counts_and_greedy_determinism(model):
+    prompt = "<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n"
+    model._cache = None
+    first = model.generate(prompt, max_new_tokens=12)
+    tokenizer = model.load().tokenizer
+    assert first.prompt_tokens == len(tokenizer(prompt, add_special_tokens=False)["input_ids"])
+    assert first.cached_tokens == 0 and first.new_tokens <= 12 and first.text
+    again = model.generate(prompt, max_new_tokens=12)
+    assert again.text == first.text  # greedy: the same text, now read from the cache
+    assert again.cached_tokens == again.prompt_tokens - 1
+
+
+def test_stop_sequences_cut_the_text(model):
+    stopper = LocalModel(max_new_tokens=40, stop=["a"])
+    g = stopper.generate("<|im_start|>user\nSay banana.<|im_end|>\n<|im_start|>assistant\n")
+    assert g.stop_reason == "stop" and "a" not in g.text
+
+
+def test_sampling_with_a_seed_is_reproducible():
+    prompt = "<|im_start|>user\nTell me a word.<|im_end|>\n<|im_start|>assistant\n"
+    texts = [LocalModel(temperature=1.0, top_p=0.9, seed=7, max_new_tokens=10).generate(prompt).text for _ in range(2)]
+    assert texts[0] == texts[1]
+
+
+def test_prompt_renders_tools_and_history_with_the_format(model):
+    messages = [
+        UserMessage(content="1+2?"),
+        AssistantMessage(tool_calls=[ToolCall(id="a", name="add", arguments={"a": 1, "b": 2})], raw="RAW CALL"),
+        ToolResultMessage(call_id="a", name="add", content="3.0"),
+    ]
+    prompt = model.prompt(messages, [add.spec])
+    assert prompt.startswith("<|im_start|>system\n# Tools") and '"name": "add"' in prompt
+    assert "<|im_start|>assistant\nRAW CALL<|im_end|>" in prompt
+    assert "<tool_response>\n3.0\n</tool_response>" in prompt and prompt.endswith("<|im_start|>assistant\n")
+
+
+def test_a_run_reuses_the_cached_prefix_between_rounds():
+    model = LocalModel(max_new_tokens=16)
+    turns = iter(
+        [
+            AssistantMessage(tool_calls=[ToolCall(name="add", arguments={"a": 5, "b": 3})]),
+        ]
+    )
+    real_request = model.request
+
+    async def first_call_scripted(messages, tools):
+        # Round 1 is a real decode; its call is replaced by a fixed one so that round 2 surely follows.
+        response = await real_request(messages, tools)
+        nxt = next(turns, None)
+        if nxt is not None:
+            response.message = nxt.model_copy(update={"raw": response.message.raw})
+        return response
+
+    model.request = first_call_scripted  # type: ignore[method-assign]
+    result = Agent(model, [add, multiply], max_steps=2).run_sync("What is 5 + 3?")
+    assert_history_consistent(result.messages)
+    first, second = result.rounds[0].usage, result.rounds[1].usage
+    assert first.input_tokens > 300 and second.input_tokens > first.input_tokens
+    # round 2 read only what was added: the prompt up to round 1's output came from the cache
+    assert second.cached_input_tokens >= first.input_tokens
+    assert second.input_tokens - second.cached_input_tokens < 80
+
+
+def test_missing_weights_are_a_clear_error(tmp_path):
+    with pytest.raises(ModelError, match="cannot load the local model"):
+        LocalModel(str(tmp_path / "nope.gguf")).load()

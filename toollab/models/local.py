@@ -1,0 +1,228 @@
+"""The `local` backend: a Hugging Face causal LM on CPU through transformers, with tool calls as text.
+
+Between the rounds of a run the prompt only grows at the end, so the key-value cache of the longest common
+prefix of token ids is kept and only the new tokens are read (`Usage.cached_input_tokens` counts the rest).
+Decoding is a plain loop over single-token forward passes: greedy, or sampled with temperature and top-p.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toollab.formats import get_format
+from toollab.formats.base import Format, call_arguments, tools_json
+from toollab.harness.messages import AssistantMessage, Message, ToolResultMessage, Usage
+from toollab.harness.model import ModelError, ModelResponse
+from toollab.models import local_weights
+from toollab.models.local_weights import LoadedModel
+from toollab.tools import ToolSpec
+
+
+@dataclass
+class Generation:
+    """One decode: the text, its tokens, and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    cached_tokens: int
+    new_tokens: int
+    stop_reason: str  # "eos", "stop" (a stop sequence) or "length"
+    first_token_seconds: float
+    decode_seconds: float
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class LocalModel:
+    """A local model. `path`: a model folder or a .gguf file; None is the embedded SmolLM2-135M-Instruct.
+
+    `format` is the wire format for tool calls; when None, the model's own chat template is used if it renders
+    `tools=`, and `hermes` otherwise.
+    """
+
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        format: str | None = None,
+        max_new_tokens: int = 256,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        dtype: str = "auto",
+    ):
+        self.path = path
+        self.format_name = format
+        self.format: Format = get_format(format or "hermes")
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.top_p = top_p
+        self.seed = seed
+        self.stop = tuple(stop) + self.format.stop
+        self.dtype = dtype
+        self.name = f"local:{path}" if path else "local"
+        self._loaded: LoadedModel | None = None
+        self._cache: Any = None  # the DynamicCache of the last decode
+        self._cache_ids: list[int] = []  # the token ids that cache holds
+        self._generator: Any = None
+
+    # ---- loading and prompts ------------------------------------------------------------------------------
+
+    def load(self) -> LoadedModel:
+        """Load the weights now (once per process); `request` does it on first use otherwise."""
+        if self._loaded is None:
+            try:
+                self._loaded = local_weights.load(self.path, self.dtype)
+            except (OSError, ValueError) as exc:
+                raise ModelError(f"cannot load the local model: {exc}", source="harness") from exc
+        return self._loaded
+
+    @property
+    def uses_template_tools(self) -> bool:
+        return self.format_name is None and self.load().template_takes_tools
+
+    def prompt(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
+        """The full prompt text for the next assistant turn."""
+        tokenizer = self.load().tokenizer
+        if self.uses_template_tools:
+            return tokenizer.apply_chat_template(
+                _template_messages(messages),
+                tools=tools_json(tools) or None,
+                add_generation_prompt=True,
+                tokenize=False,
+            )
+        return tokenizer.apply_chat_template(
+            self.format.to_chat(messages, tools), add_generation_prompt=True, tokenize=False
+        )
+
+    # ---- the Model interface ---------------------------------------------------------------------------
+
+    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        await asyncio.to_thread(self.load)
+        text = self.prompt(messages, tools)
+        try:
+            generation = await asyncio.to_thread(self.generate, text)
+        except Exception as exc:
+            raise ModelError(f"local generation failed: {type(exc).__name__}: {exc}", source="harness") from exc
+        message = (
+            self.format.parse(generation.text, tools)
+            if tools
+            else AssistantMessage(content=generation.text.strip() or None, raw=generation.text)
+        )
+        usage = Usage(
+            input_tokens=generation.prompt_tokens,
+            output_tokens=generation.new_tokens,
+            cached_input_tokens=generation.cached_tokens,
+        )
+        return ModelResponse(
+            message,
+            usage,
+            raw=generation.text,
+            metadata={
+                "stop_reason": generation.stop_reason,
+                "first_token_seconds": generation.first_token_seconds,
+                "decode_seconds": generation.decode_seconds,
+            },
+        )
+
+    # ---- decoding -------------------------------------------------------------------------------------
+
+    def generate(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
+        """Decode a continuation of `prompt`, reusing the cached prefix of the last decode."""
+        import torch
+        from transformers import DynamicCache
+
+        loaded = self.load()
+        tokenizer, model = loaded.tokenizer, loaded.model
+        limit = self.max_new_tokens if max_new_tokens is None else max_new_tokens
+        ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        with loaded.lock, torch.inference_mode():
+            started = time.perf_counter()
+            reuse = common_prefix(self._cache_ids, ids) if self._cache is not None else 0
+            reuse = min(reuse, len(ids) - 1)  # at least one token must be read to get the next logits
+            if reuse > 0:
+                self._cache.crop(reuse - self._cache.get_seq_length())  # transformers 5: minus the tokens to drop
+            else:
+                self._cache = DynamicCache(config=model.config)
+            logits = model(input_ids=torch.tensor([ids[reuse:]]), cache=self._cache, use_cache=True).logits[
+                0, -1
+            ]
+            first_token = time.perf_counter() - started
+            generated: list[int] = []
+            stop_reason, text = "length", ""
+            while len(generated) < limit:
+                token = self._pick(logits)
+                if token in loaded.eos_ids:
+                    stop_reason = "eos"
+                    break
+                generated.append(token)
+                text = tokenizer.decode(generated, skip_special_tokens=False)
+                hit = _first_stop(text, self.stop)
+                if hit is not None:
+                    text, stop_reason = text[:hit], "stop"
+                    break
+                if len(generated) == limit:
+                    break
+                logits = model(input_ids=torch.tensor([[token]]), cache=self._cache, use_cache=True).logits[
+                    0, -1
+                ]
+            decode = time.perf_counter() - started - first_token
+            self._cache_ids = (ids + generated)[: self._cache.get_seq_length()]
+        return Generation(
+            text, len(ids), reuse, len(generated) + (stop_reason == "eos"), stop_reason, first_token, decode
+        )
+
+    def _pick(self, logits: Any) -> int:
+        import torch
+
+        if self.temperature <= 0:
+            return int(logits.argmax())
+        if self._generator is None:
+            self._generator = torch.Generator()
+            if self.seed is not None:
+                self._generator.manual_seed(self.seed)
+        probs = torch.softmax(logits.float() / self.temperature, dim=-1)
+        if self.top_p < 1.0:
+            sorted_probs, order = probs.sort(descending=True)
+            keep = sorted_probs.cumsum(-1) - sorted_probs < self.top_p
+            probs = torch.zeros_like(probs).scatter(0, order[keep], sorted_probs[keep])
+        return int(torch.multinomial(probs, 1, generator=self._generator))
+
+
+def _first_stop(text: str, stops: Sequence[str]) -> int | None:
+    hits = [i for i in (text.find(s) for s in stops if s) if i != -1]
+    return min(hits) if hits else None
+
+
+def _template_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages in the shape Hugging Face chat templates with tool support expect."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, AssistantMessage):
+            entry: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
+            if m.tool_calls:
+                entry["tool_calls"] = [
+                    {
+                        "type": "function",
+                        "id": c.id,
+                        "function": {"name": c.name, "arguments": call_arguments(c.arguments)},
+                    }
+                    for c in m.tool_calls
+                ]
+            out.append(entry)
+        elif isinstance(m, ToolResultMessage):
+            out.append({"role": "tool", "tool_call_id": m.call_id, "name": m.name, "content": m.content})
+        else:
+            out.append({"role": m.role, "content": m.content})
+    return out
