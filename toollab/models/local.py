@@ -88,6 +88,16 @@ class LocalModel:
                 raise ModelError(f"cannot load the local model: {exc}", source="harness") from exc
         return self._loaded
 
+    def is_loaded(self) -> bool:
+        try:
+            return self._loaded is not None or local_weights.is_loaded(self.path, self.dtype)
+        except (OSError, ValueError):
+            return False  # a bad path: `load` says so
+
+    @property
+    def display_name(self) -> str:
+        return self.path or local_weights.EMBEDDED_NAME
+
     @property
     def uses_template_tools(self) -> bool:
         return self.format_name is None and self.load().template_takes_tools
@@ -155,9 +165,7 @@ class LocalModel:
                 self._cache.crop(reuse - self._cache.get_seq_length())  # transformers 5: minus the tokens to drop
             else:
                 self._cache = DynamicCache(config=model.config)
-            logits = model(input_ids=torch.tensor([ids[reuse:]]), cache=self._cache, use_cache=True).logits[
-                0, -1
-            ]
+            logits = model(input_ids=torch.tensor([ids[reuse:]]), cache=self._cache, use_cache=True).logits[0, -1]
             first_token = time.perf_counter() - started
             generated: list[int] = []
             stop_reason, text = "length", ""
@@ -174,9 +182,7 @@ class LocalModel:
                     break
                 if len(generated) == limit:
                     break
-                logits = model(input_ids=torch.tensor([[token]]), cache=self._cache, use_cache=True).logits[
-                    0, -1
-                ]
+                logits = model(input_ids=torch.tensor([[token]]), cache=self._cache, use_cache=True).logits[0, -1]
             decode = time.perf_counter() - started - first_token
             self._cache_ids = (ids + generated)[: self._cache.get_seq_length()]
         return Generation(

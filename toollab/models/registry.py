@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from toollab.harness.model import Model
 from toollab.models.scripted import ScriptedModel, call
 
-MODEL_FORMS = "scripted (the demo script), scripted:FILE.json (a list of turns)"
+MODEL_FORMS = (
+    "local (the embedded SmolLM2-135M-Instruct), local:PATH (a model folder or .gguf file), openai:MODEL, "
+    "openai:MODEL@BASE_URL, anthropic:MODEL, scripted (a demo script), scripted:FILE.json"
+)
 
 DEMO_SCRIPT = [
     call("add", a=5.0, b=3.0),
@@ -31,8 +35,22 @@ def load_script(path: str | Path) -> ScriptedModel:
         raise ValueError(f"the script {path} has a bad turn: {exc}") from None
 
 
-def load_model(spec: str) -> Model:
+def load_model(spec: str, *, format: str | None = None, **options: Any) -> Model:
+    """A model from its string. `format` applies to local models; `options` go to the backend's constructor."""
     kind, _, rest = spec.partition(":")
+    if kind == "local":
+        from toollab.models.local import LocalModel  # imports torch only when a local model is asked for
+
+        return LocalModel(rest or None, format=format, **options)
+    if kind == "openai" and rest:
+        from toollab.models.openai_compatible import OpenAIModel
+
+        name, _, base_url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
+        return OpenAIModel(name, base_url=base_url or None, **options)
+    if kind == "anthropic" and rest:
+        from toollab.models.anthropic import AnthropicModel
+
+        return AnthropicModel(rest, **options)
     if kind == "scripted":
         return load_script(rest) if rest else ScriptedModel(DEMO_SCRIPT, name="scripted")
     raise ValueError(f"unknown model {spec!r}; known forms: {MODEL_FORMS}")

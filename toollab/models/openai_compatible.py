@@ -1,0 +1,95 @@
+"""The `openai` backend: any OpenAI-compatible Chat Completions server (OpenAI, vLLM, llama.cpp, Ollama)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from toollab.formats import from_openai, to_openai, tools_to_openai
+from toollab.harness.messages import AssistantMessage, Message, Usage
+from toollab.harness.model import ModelResponse
+from toollab.models.http import DEFAULT_RETRY, HttpTransport, ProviderError, RetryPolicy, estimate_tokens
+from toollab.tools import ToolSpec
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIModel:
+    """Chat Completions with native `tools`. Base URL and key from the arguments or OPENAI_BASE_URL and
+    OPENAI_API_KEY. `rate_limit` is shared with every other model naming the same endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ):
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.transport = HttpTransport.for_endpoint(
+            "openai",
+            self.base_url,
+            headers,
+            timeout=timeout,
+            retry=retry,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+        )
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.extra_body = extra_body or {}
+        self.name = f"openai:{model}"
+
+    def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": to_openai(messages), **self.extra_body}
+        if tools:
+            body["tools"] = tools_to_openai(tools)
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        return body
+
+    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        body = self.payload(messages, tools)
+        estimate = estimate_tokens(body)
+        data, retries = await self.transport.post("/chat/completions", body, estimate)
+        try:
+            choice = data["choices"][0]
+            message = parse_message(choice["message"])
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise ProviderError(f"unexpected response shape ({type(exc).__name__}: {exc}): {str(data)[:200]}") from exc
+        usage = parse_usage(data.get("usage") or {})
+        if self.transport.rate_limit is not None:
+            self.transport.rate_limit.settle(estimate, usage.total_tokens)
+        return ModelResponse(
+            message, usage, metadata={"retries": retries, "finish_reason": choice.get("finish_reason")}
+        )
+
+
+def parse_message(raw: dict[str, Any]) -> AssistantMessage:
+    """The assistant message of a response. Arguments stay as sent: JSON text (as OpenAI sends) or an object
+    (as some compatible servers do); malformed JSON is answered at dispatch, not here."""
+    parsed = from_openai([{**raw, "role": "assistant"}])[0]
+    assert isinstance(parsed, AssistantMessage)
+    return parsed
+
+
+def parse_usage(raw: dict[str, Any]) -> Usage:
+    details = raw.get("prompt_tokens_details") or {}
+    return Usage(
+        input_tokens=int(raw.get("prompt_tokens") or 0),
+        output_tokens=int(raw.get("completion_tokens") or 0),
+        cached_input_tokens=int(details.get("cached_tokens") or 0),
+    )
