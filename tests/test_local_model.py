@@ -92,3 +92,42 @@ def test_a_run_reuses_the_cached_prefix_between_rounds():
 def test_missing_weights_are_a_clear_error(tmp_path):
     with pytest.raises(ModelError, match="cannot load the local model"):
         LocalModel(str(tmp_path / "nope.gguf")).load()
+
+
+def test_q4_1_blocks_are_recovered_exactly_and_other_weights_are_left_alone():
+    import torch
+
+    from toollab.models.local_quant import q4_1_blocks, to_int4
+
+    torch.manual_seed(0)
+    q = torch.randint(0, 16, (64, 128))
+    q[:, ::32] = 0  # every block holds its minimum and its maximum, as Q4_1 quantization guarantees
+    q[:, 1::32] = 15
+    d, m = torch.rand(64, 4) * 0.02 + 0.001, torch.randn(64, 4) * 0.01
+    weight = (q.view(64, 4, 32) * d[..., None] + m[..., None]).view(64, 128)
+    linear = torch.nn.Linear(128, 64, bias=False)
+    linear.weight.data = weight
+    blocks = q4_1_blocks(weight)
+    assert blocks is not None and torch.equal(blocks[0], q.to(torch.int32))
+    packed = to_int4(linear)
+    x = torch.randn(3, 128)
+    assert torch.allclose(packed(x).float(), x @ weight.t(), atol=0.05, rtol=0.02)  # bfloat16 activations
+    assert q4_1_blocks(torch.randn(64, 128)) is None
+    assert to_int4(torch.nn.Linear(100, 8, bias=False)) is None
+
+
+def test_int4_weights_predict_like_float32(model):
+    """Teacher-forced on float32's own continuation, the int4 model picks the same next token almost always."""
+    import torch
+
+    prompt = "<|im_start|>user\nExplain how a bicycle works.<|im_end|>\n<|im_start|>assistant\n"
+    assert model.load().weights.startswith("int4 (210 layers)")
+    exact = LocalModel(dtype="float32", max_new_tokens=64)
+    text = prompt + exact.generate(prompt).text
+    ids = torch.tensor([exact.load().tokenizer(text, add_special_tokens=False)["input_ids"]])
+    start = len(exact.load().tokenizer(prompt, add_special_tokens=False)["input_ids"])
+    with torch.inference_mode():
+        reference = exact.load().model(input_ids=ids).logits[0, start - 1 : -1].argmax(-1)
+        packed = model.load().model(input_ids=ids).logits[0, start - 1 : -1].float().argmax(-1)
+    agreement = (reference == packed).float().mean().item()
+    assert agreement >= 0.9, agreement  # measured here: 0.98 and 1.0 on two prompts

@@ -84,7 +84,8 @@ def _load_with_progress(model: Any, quiet: bool) -> None:
     except ModelError as exc:
         raise _fail(str(exc)) from None
     out.print(
-        f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.dtype}), format {model.format.name}[/dim]"
+        f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.weights}), "
+        f"format {model.format.name}[/dim]"
     )
 
 
