@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -24,6 +28,7 @@ from toollab.models import local_weights
 from toollab.models.local import LocalModel
 
 console = Console(width=130)
+LLAMA = "llama.cpp (llama-cpp-python)"
 PROMPT_MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant. Answer in detail."},
     {
@@ -42,41 +47,30 @@ class Speed:
     tokens: int
 
 
-def toollab_speed(model: LocalModel, prompt: str, tokens: int, repeats: int) -> Speed:
-    ttfts, rates, counts = [], [], []
-    for _ in range(repeats):
-        model._cache = None  # a cold prompt each time: measure reading it, not the cache
-        g = model.generate(prompt, max_new_tokens=tokens)
-        ttfts.append(g.first_token_seconds)
-        rates.append((g.new_tokens - 1) / g.decode_seconds)
-        counts.append(g.new_tokens)
-    return Speed(
-        f"toollab local ({model.load().weights})",
-        statistics.median(ttfts) * 1000,
-        statistics.median(rates),
-        min(counts),
-    )
+def toollab_once(model: LocalModel, prompt: str, tokens: int) -> tuple[float, float, int]:
+    model._cache = None  # a cold prompt each time: measure reading it, not the cache
+    g = model.generate(prompt, max_new_tokens=tokens)
+    return g.first_token_seconds, (g.new_tokens - 1) / g.decode_seconds, g.new_tokens
 
 
-def hf_generate_speed(model: LocalModel, prompt: str, tokens: int, repeats: int) -> Speed:
-    """Plain `generate()`, for reference."""
+def hf_generate_once(model: LocalModel, prompt: str, tokens: int) -> tuple[float, float, int]:
+    """Plain `generate()`, for reference (on the thread the model was loaded on, as toollab runs it)."""
     import torch
 
     loaded = model.load()
     ids = loaded.tokenizer(prompt, return_tensors="pt", add_special_tokens=False).input_ids
-    rates, counts = [], []
-    for _ in range(repeats):
+
+    def run() -> tuple[float, float, int]:
         with torch.inference_mode():
             started = time.perf_counter()
             out = loaded.model.generate(ids, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False)
-            elapsed = time.perf_counter() - started
-        n = out.shape[1] - ids.shape[1]
-        rates.append(n / elapsed)
-        counts.append(n)
-    return Speed(f"transformers generate() ({loaded.weights})", float("nan"), statistics.median(rates), min(counts))
+            n = out.shape[1] - ids.shape[1]
+            return float("nan"), n / (time.perf_counter() - started), n
+
+    return local_weights.on_torch_thread(run)
 
 
-def llama_cpp_speed(prompt: str, tokens: int, repeats: int) -> Speed | None:
+def llama_cpp_runner(prompt: str, tokens: int) -> Callable[[], tuple[float, float, int]] | None:
     try:
         from llama_cpp import Llama
     except ImportError:
@@ -85,8 +79,8 @@ def llama_cpp_speed(prompt: str, tokens: int, repeats: int) -> Speed | None:
         )
         return None
     llm = Llama(model_path=str(local_weights.embedded_gguf()), n_ctx=2048, n_threads=2, verbose=False, seed=0)
-    ttfts, rates, counts = [], [], []
-    for _ in range(repeats):
+
+    def once() -> tuple[float, float, int]:
         llm.reset()
         started = time.perf_counter()
         first, n = None, 0
@@ -96,13 +90,68 @@ def llama_cpp_speed(prompt: str, tokens: int, repeats: int) -> Speed | None:
                 first = time.perf_counter()
         end = time.perf_counter()
         assert first is not None
-        ttfts.append(first - started)
-        rates.append((n - 1) / (end - first))
-        counts.append(n)
-    return Speed("llama.cpp (llama-cpp-python)", statistics.median(ttfts) * 1000, statistics.median(rates), min(counts))
+        return first - started, (n - 1) / (end - first), n
+
+    return once
 
 
-def four_round_run(model: LocalModel) -> list[tuple[int, int, int, float]]:
+ENGINES = ("toollab", "generate", "llama.cpp")
+
+
+def measure_engine(engine: str, tokens: int, repeats: int) -> dict[str, object] | None:
+    """One engine's median speed, measured in this process (the parent runs each engine in its own process)."""
+    model = LocalModel(max_new_tokens=tokens)
+    loaded = model.load()
+    prompt = loaded.tokenizer.apply_chat_template(PROMPT_MESSAGES, add_generation_prompt=True, tokenize=False)
+    if engine == "toollab":
+        name, once = f"toollab local ({loaded.weights})", lambda: toollab_once(model, prompt, tokens)
+    elif engine == "generate":
+        name, once = f"transformers generate() ({loaded.weights})", lambda: hf_generate_once(model, prompt, tokens)
+    else:
+        runner = llama_cpp_runner(prompt, tokens)
+        if runner is None:
+            return None
+        name, once = LLAMA, runner
+    once()  # warm-up
+    runs = [once() for _ in range(repeats)]
+    return {
+        "engine": name,
+        "ttft_ms": statistics.median(r[0] for r in runs) * 1000,
+        "tokens_per_s": statistics.median(r[1] for r in runs),
+        "tokens": min(r[2] for r in runs),
+        "load_s": loaded.load_seconds,
+        "prompt_tokens": len(loaded.tokenizer(prompt)["input_ids"]),
+    }
+
+
+def speeds(tokens: int, repeats: int) -> list[Speed]:
+    """Each engine in a fresh process (their thread pools would otherwise steal each other's cores), in order
+    and then in reverse order, so that drift on a shared machine hits all of them alike; the median of both."""
+    results: dict[str, list[dict]] = {}
+    for order in (ENGINES, ENGINES[::-1]):
+        for engine in order:
+            out = subprocess.run(
+                [sys.executable, __file__, "--engine", engine, "--tokens", str(tokens), "--repeats", str(repeats)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            line = out.stdout.strip().splitlines()[-1]
+            if line != "null":
+                data = json.loads(line)
+                results.setdefault(data["engine"], []).append(data)
+    return [
+        Speed(
+            name,
+            statistics.median(r["ttft_ms"] for r in runs),
+            statistics.median(r["tokens_per_s"] for r in runs),
+            min(r["tokens"] for r in runs),
+        )
+        for name, runs in results.items()
+    ]
+
+
+def four_round_run(model: LocalModel) -> list[tuple[int, int, int, float, float, float]]:
     """A 4-round tool-using run on the real model. Rounds 1-3 have their calls fixed (the 135M model rarely calls
     tools unconstrained), while the model's own text stays in the history, as the prompts will show it."""
     fixed = iter(
@@ -113,9 +162,16 @@ def four_round_run(model: LocalModel) -> list[tuple[int, int, int, float]]:
         ]
     )
     real = model.request
+    timings: list[tuple[float, float]] = []
 
     async def request(messages, tools):
         response = await real(messages, tools)
+        timings.append(
+            (
+                response.metadata["first_token_seconds"],
+                (response.usage.output_tokens - 1) / response.metadata["decode_seconds"],
+            )
+        )
         call = next(fixed, None)
         if call is not None:
             response.message = AssistantMessage(tool_calls=[call], raw=response.message.raw)
@@ -125,57 +181,66 @@ def four_round_run(model: LocalModel) -> list[tuple[int, int, int, float]]:
     model._cache = None
     result = asyncio.run(Agent(model, [add, multiply], max_steps=4).run("What is (5 + 3) * 2 + 1?"))
     return [
-        (r.usage.input_tokens, r.usage.cached_input_tokens, r.usage.output_tokens, r.model_seconds)
-        for r in result.rounds
+        (r.usage.input_tokens, r.usage.cached_input_tokens, r.usage.output_tokens, r.model_seconds, *t)
+        for r, t in zip(result.rounds, timings, strict=True)
     ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=128, help="tokens to decode per run")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per engine and process")
+    parser.add_argument("--engine", choices=ENGINES, help=argparse.SUPPRESS)  # internal: measure one engine
     args = parser.parse_args()
+    if args.engine:
+        print(json.dumps(measure_engine(args.engine, args.tokens, args.repeats)))
+        return
 
     started = time.perf_counter()
-    model = LocalModel(max_new_tokens=64)
-    loaded = model.load()
-    console.print(
-        f"load: {time.perf_counter() - started:.1f} s ({loaded.source}, {loaded.weights}, first load in this process)"
-    )
-    prompt = loaded.tokenizer.apply_chat_template(PROMPT_MESSAGES, add_generation_prompt=True, tokenize=False)
-    n_prompt = len(loaded.tokenizer(prompt, add_special_tokens=False)["input_ids"])
-    model.generate(prompt, max_new_tokens=8)  # warm-up
-
-    speeds = [
-        toollab_speed(model, prompt, args.tokens, args.repeats),
-        hf_generate_speed(model, prompt, args.tokens, args.repeats),
-    ]
-    llama = llama_cpp_speed(prompt, args.tokens, args.repeats)
-    if llama:
-        speeds.append(llama)
+    loaded = LocalModel().load()
+    console.print(f"load: {time.perf_counter() - started:.1f} s ({loaded.source}, {loaded.weights})")
+    measured = speeds(args.tokens, args.repeats)
+    llama = next((s for s in measured if s.engine == LLAMA), None)
+    if llama is None:
+        console.print(
+            "[yellow]llama-cpp-python is not installed: no llama.cpp column (pip install -e '.[bench]')[/yellow]"
+        )
     table = Table(
-        title=f"decode, greedy, {n_prompt}-token prompt, up to {args.tokens} new tokens, median of {args.repeats}"
+        title=f"decode, greedy, up to {args.tokens} new tokens; each engine in its own process, "
+        f"median of 2 x {args.repeats} runs"
     )
     for col in ("engine", "time to first token, ms", "decode tok/s", "tokens", "x llama.cpp"):
         table.add_column(col, justify="left" if col == "engine" else "right")
-    for s in speeds:
+    for s in measured:
         ratio = f"{s.tokens_per_s / llama.tokens_per_s:.2f}" if llama else "-"
         table.add_row(s.engine, f"{s.ttft_ms:.0f}", f"{s.tokens_per_s:.1f}", str(s.tokens), ratio)
     console.print(table)
 
     rounds = four_round_run(LocalModel(max_new_tokens=48))
     table = Table(title="prompt tokens per round of a 4-round tool-using run (hermes format)")
-    for col in ("round", "input tokens", "growth", "from cache", "read this round", "output tokens", "model s"):
+    for col in (
+        "round",
+        "input tokens",
+        "growth",
+        "from cache",
+        "read this round",
+        "first token ms",
+        "output tokens",
+        "decode tok/s",
+        "model s",
+    ):
         table.add_column(col, justify="right")
     previous = 0
-    for i, (inp, cached, out, seconds) in enumerate(rounds, 1):
+    for i, (inp, cached, out, seconds, first, rate) in enumerate(rounds, 1):
         table.add_row(
             str(i),
             str(inp),
             f"+{inp - previous}" if previous else "-",
             str(cached),
             str(inp - cached),
+            f"{first * 1000:.0f}",
             str(out),
+            f"{rate:.1f}",
             f"{seconds:.2f}",
         )
         previous = inp

@@ -122,7 +122,7 @@ class LocalModel:
         await asyncio.to_thread(self.load)
         text = self.prompt(messages, tools)
         try:
-            generation = await asyncio.to_thread(self.generate, text)
+            generation = await local_weights.on_torch_thread_async(self._generate, text, None)
         except Exception as exc:
             raise ModelError(f"local generation failed: {type(exc).__name__}: {exc}", source="harness") from exc
         message = (
@@ -150,6 +150,9 @@ class LocalModel:
 
     def generate(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
         """Decode a continuation of `prompt`, reusing the cached prefix of the last decode."""
+        return local_weights.on_torch_thread(self._generate, prompt, max_new_tokens)
+
+    def _generate(self, prompt: str, max_new_tokens: int | None) -> Generation:
         import torch
         from transformers import DynamicCache
 

