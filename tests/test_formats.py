@@ -90,6 +90,8 @@ def test_sloppy_but_readable_output_is_accepted():
     assert parse("pythonic", "```python\n[add(a=1, b=2)]\n```").tool_calls[0].arguments == {"a": 1, "b": 2}
     assert parse("pythonic", "add(a=1)").tool_calls[0].name == "add"
     assert parse("pythonic", "[math.factorial(number=5)]").tool_calls[0].name == "math.factorial"
+    keywords = parse("pythonic", "[or(class=1, lambda_=2)]").tool_calls[0]  # names that are Python keywords
+    assert (keywords.name, keywords.arguments) == ("or", {"class": 1, "lambda_": 2})
     assert parse("llama3_json", '<|python_tag|>{"name": "add", "parameters": {"a": 1}}').tool_calls[0].arguments == {
         "a": 1
     }

@@ -6,6 +6,7 @@ Read with `ast` (never evaluated): keyword arguments whose values are Python lit
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -28,6 +29,19 @@ def _starts(text: str, names: AbstractSet[str]) -> list[int]:
     return sorted(found)
 
 
+_KEYWORD_USE = re.compile(r"(?<![\w.])(" + "|".join(keyword.kwlist) + r")(?=\s*[(=])")
+_ESCAPE = "__toollab_kw_"
+
+
+def _escape_keywords(text: str) -> str:
+    """Tool and argument names may be Python keywords (`or(...)`, `class=1`): rename them so `ast` can read them."""
+    return _KEYWORD_USE.sub(lambda m: _ESCAPE + m.group(1), text)
+
+
+def _unescape(name: str) -> str:
+    return name.replace(_ESCAPE, "")
+
+
 def _dotted(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -47,7 +61,7 @@ def _calls(tree: ast.expr, source: str) -> list[ToolCall]:
                 ToolCall(name="", arguments=text, parse_error=f"{text[:60]!r} is not a call. Expected {EXPECTED}")
             )
             continue
-        name = _dotted(node.func) or ""
+        name = _unescape(_dotted(node.func) or "")
         if node.args:
             calls.append(
                 ToolCall(
@@ -64,7 +78,7 @@ def _calls(tree: ast.expr, source: str) -> list[ToolCall]:
                 problem = "**kwargs is not allowed"
                 break
             try:
-                arguments[kw.arg] = ast.literal_eval(kw.value)
+                arguments[_unescape(kw.arg)] = ast.literal_eval(kw.value)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 problem = f"the value of {kw.arg!r} is not a literal ({ast.get_source_segment(source, kw.value)!r:.60})"
                 break
@@ -129,6 +143,11 @@ class Pythonic(Format):
         return "\n".join(f"{r.name}() returned: {r.content}" for r in results)
 
     def parse(self, text: str, tools: Sequence[ToolSpec] = ()) -> AssistantMessage:
-        body = re.sub(r"```[a-zA-Z]*", "", text)
-        calls, rest = find_calls(body, {t.name for t in tools})
+        body = _escape_keywords(re.sub(r"```[a-zA-Z]*", "", text))
+        calls, rest = find_calls(body, {_escape_keywords(t.name + "(")[:-1] for t in tools})
+        calls = [
+            c.model_copy(update={"arguments": _unescape(c.arguments)}) if isinstance(c.arguments, str) else c
+            for c in calls
+        ]
+        rest = _unescape(rest)
         return AssistantMessage(content=prose(rest), tool_calls=calls, raw=text)
