@@ -131,3 +131,23 @@ def test_int4_weights_predict_like_float32(model):
         packed = model.load().model(input_ids=ids).logits[0, start - 1 : -1].float().argmax(-1)
     agreement = (reference == packed).float().mean().item()
     assert agreement >= 0.9, agreement  # measured here: 0.98 and 1.0 on two prompts
+
+
+def test_a_chat_template_that_takes_tools_is_used(model, monkeypatch):
+    template = (
+        "{% if tools %}<tools>{% for t in tools %}{{ t.function.name }};{% endfor %}</tools>{% endif %}"
+        "{% for m in messages %}<{{ m.role }}>{{ m.content }}"
+        "{% for c in m.tool_calls or [] %}[call {{ c.function.name }} {{ c.function.arguments.a }}]{% endfor %}"
+        "</{{ m.role }}>{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}"
+    )
+    monkeypatch.setattr(model.load().tokenizer, "chat_template", template)
+    messages = [
+        UserMessage(content="1+2?"),
+        AssistantMessage(tool_calls=[ToolCall(id="a", name="add", arguments='{"a": 1, "b": 2}')]),
+        ToolResultMessage(call_id="a", name="add", content="3.0"),
+    ]
+    assert model.uses_template_tools
+    assert model.prompt(messages, [add.spec, multiply.spec]) == (
+        "<tools>add;multiply;</tools><user>1+2?</user><assistant>[call add 1]</assistant><tool>3.0</tool><assistant>"
+    )
+    assert not LocalModel(format="hermes").uses_template_tools  # an explicit format wins
