@@ -151,3 +151,31 @@ def test_a_chat_template_that_takes_tools_is_used(model, monkeypatch):
         "<tools>add;multiply;</tools><user>1+2?</user><assistant>[call add 1]</assistant><tool>3.0</tool><assistant>"
     )
     assert not LocalModel(format="hermes").uses_template_tools  # an explicit format wins
+
+
+def test_the_lean_decode_path_matches_the_transformers_forward(model):
+    import torch
+
+    from toollab.models.local_weights import on_torch_thread
+
+    loaded = model.load()
+    assert loaded.lean is not None  # SmolLM2 is a Llama model with int4 layers: the lean path is used
+
+    def check() -> None:
+        ids = loaded.tokenizer(
+            "<|im_start|>user\nName three rivers.<|im_end|>\n<|im_start|>assistant\nThe Nile,", add_special_tokens=False
+        )["input_ids"]
+        with torch.inference_mode():
+            reference = loaded.model(input_ids=torch.tensor([ids])).logits[0].float()
+        cache = loaded.lean.new_cache()
+        prefill = loaded.lean.forward(ids[:-8], cache)
+        assert prefill.argmax() == reference[len(ids) - 9].argmax()
+        # one token at a time, as decoding reads them: the same next-token choice at every position
+        stepwise = [loaded.lean.forward([t], cache) for t in ids[-8:]]
+        assert [s.argmax() for s in stepwise] == [reference[i].argmax() for i in range(len(ids) - 8, len(ids))]
+        spread = float(reference[-1].max() - reference[-1].min())
+        assert (stepwise[-1] - reference[-1]).abs().max() < 0.05 * spread  # bfloat16 arithmetic, other kernels
+        cache.crop(len(ids) - 1)  # forget the last position and read it again: the same logits
+        assert torch.equal(loaded.lean.forward([ids[-1]], cache), stepwise[-1])
+
+    on_torch_thread(check)

@@ -73,7 +73,7 @@ class LocalModel:
         self.dtype = dtype
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
-        self._cache: Any = None  # the DynamicCache of the last decode
+        self._cache: Any = None  # the key-value cache of the last decode (LeanCache or transformers' DynamicCache)
         self._cache_ids: list[int] = []  # the token ids that cache holds
         self._generator: Any = None
 
@@ -154,21 +154,17 @@ class LocalModel:
 
     def _generate(self, prompt: str, max_new_tokens: int | None) -> Generation:
         import torch
-        from transformers import DynamicCache
 
         loaded = self.load()
-        tokenizer, model = loaded.tokenizer, loaded.model
+        tokenizer = loaded.tokenizer
         limit = self.max_new_tokens if max_new_tokens is None else max_new_tokens
         ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
         with loaded.lock, torch.inference_mode():
             started = time.perf_counter()
+            forward = self._lean_forward if loaded.lean is not None else self._hf_forward
             reuse = common_prefix(self._cache_ids, ids) if self._cache is not None else 0
             reuse = min(reuse, len(ids) - 1)  # at least one token must be read to get the next logits
-            if reuse > 0:
-                self._cache.crop(reuse - self._cache.get_seq_length())  # transformers 5: minus the tokens to drop
-            else:
-                self._cache = DynamicCache(config=model.config)
-            logits = model(input_ids=torch.tensor([ids[reuse:]]), cache=self._cache, use_cache=True).logits[0, -1]
+            logits = forward(ids, reuse)
             first_token = time.perf_counter() - started
             generated: list[int] = []
             stop_reason, text = "length", ""
@@ -185,12 +181,38 @@ class LocalModel:
                     break
                 if len(generated) == limit:
                     break
-                logits = model(input_ids=torch.tensor([[token]]), cache=self._cache, use_cache=True).logits[0, -1]
+                logits = forward([token], None)
             decode = time.perf_counter() - started - first_token
-            self._cache_ids = (ids + generated)[: self._cache.get_seq_length()]
+            self._cache_ids = (ids + generated)[: self._cached_length()]
         return Generation(
             text, len(ids), reuse, len(generated) + (stop_reason == "eos"), stop_reason, first_token, decode
         )
+
+    def _lean_forward(self, ids: list[int], reuse: int | None) -> Any:
+        """Logits after reading `ids` (from position `reuse` on; None: continue where the cache ends)."""
+        lean = self.load().lean
+        if reuse is not None:
+            if self._cache is None or reuse == 0:
+                self._cache = lean.new_cache()
+            self._cache.crop(reuse)
+            ids = ids[reuse:]
+        return lean.forward(ids, self._cache)
+
+    def _hf_forward(self, ids: list[int], reuse: int | None) -> Any:
+        import torch
+        from transformers import DynamicCache
+
+        model = self.load().model
+        if reuse is not None:
+            if reuse > 0:
+                self._cache.crop(reuse - self._cache.get_seq_length())  # transformers 5: minus the tokens to drop
+            else:
+                self._cache = DynamicCache(config=model.config)
+            ids = ids[reuse:]
+        return model(input_ids=torch.tensor([ids]), cache=self._cache, use_cache=True).logits[0, -1]
+
+    def _cached_length(self) -> int:
+        return self._cache.length if self.load().lean is not None else self._cache.get_seq_length()
 
     def _pick(self, logits: Any) -> int:
         import torch

@@ -20,6 +20,9 @@ GROUP = 32
 class Int4Linear(torch.nn.Module):
     """A bias-free linear layer whose weight is int4 in groups of 32 along the input dimension."""
 
+    packed: torch.Tensor
+    scales_and_zeros: torch.Tensor
+
     def __init__(self, packed: torch.Tensor, scales_and_zeros: torch.Tensor, out_features: int, in_features: int):
         super().__init__()
         self.register_buffer("packed", packed)

@@ -30,6 +30,7 @@ class LoadedModel:
     load_seconds: float
     eos_ids: frozenset[int]
     lock: threading.Lock = field(default_factory=threading.Lock)
+    lean: Any = None  # a LeanLlama when the model has one (faster decode), else None
 
     @property
     def template_takes_tools(self) -> bool:
@@ -147,7 +148,12 @@ def _load(path: str | None, dtype: str) -> LoadedModel:
             if isinstance(token_id, int) and token_id != tokenizer.unk_token_id:
                 eos.add(token_id)
         name = EMBEDDED_NAME if path is None else str(path)
-        loaded = LoadedModel(name, tokenizer, model, mode, time.perf_counter() - started, frozenset(eos))
+        lean = None
+        if mode.startswith("int4"):
+            from toollab.models.local_decode import LeanLlama
+
+            lean = LeanLlama(model) if LeanLlama.supports(model) else None
+        loaded = LoadedModel(name, tokenizer, model, mode, time.perf_counter() - started, frozenset(eos), lean=lean)
         _loaded[key] = loaded
         return loaded
 

@@ -1,0 +1,145 @@
+"""A lean forward pass for Llama-architecture models whose linear layers are int4, for decoding on CPU.
+
+transformers' forward is general: per layer it builds masks, dispatches through attention interfaces and cache
+objects, and runs q, k, v (and gate, up) as separate matmuls. For one token at a time on two cores that Python
+and dispatch work costs about as much as the arithmetic. This pass does the same computation with fused
+q|k|v and gate|up int4 matmuls, key-value tensors of its own, and torch's scaled_dot_product_attention with
+grouped-query heads. It is used only when the model is a `LlamaForCausalLM` packed by `local_quant`, and
+tests check it against the transformers forward on the same weights.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from toollab.models.local_quant import Int4Linear
+
+
+def _fuse(layers: list[Int4Linear]) -> Int4Linear:
+    """One int4 layer computing several at once (their outputs side by side)."""
+    packed = torch.cat([layer.packed for layer in layers], dim=0)
+    scales = torch.cat([layer.scales_and_zeros for layer in layers], dim=1)
+    return Int4Linear(packed, scales, sum(layer.out_features for layer in layers), layers[0].in_features)
+
+
+class LeanCache:
+    """Keys and values of the positions read so far, per layer, grown by doubling."""
+
+    def __init__(self, layers: int, kv_heads: int, head_dim: int):
+        self.shape = (kv_heads, head_dim)
+        self.keys: list[torch.Tensor] = []
+        self.values: list[torch.Tensor] = []
+        self.layers = layers
+        self.length = 0
+
+    def reserve(self, total: int) -> None:
+        capacity = self.keys[0].shape[1] if self.keys else 0
+        if total <= capacity:
+            return
+        size = max(total, 2 * capacity, 256)
+        for i in range(self.layers):
+            k = torch.zeros(self.shape[0], size, self.shape[1], dtype=torch.bfloat16)
+            v = torch.zeros_like(k)
+            if capacity:
+                k[:, : self.length] = self.keys[i][:, : self.length]
+                v[:, : self.length] = self.values[i][:, : self.length]
+            if i < len(self.keys):
+                self.keys[i], self.values[i] = k, v
+            else:
+                self.keys.append(k)
+                self.values.append(v)
+
+    def crop(self, length: int) -> None:
+        """Forget the positions from `length` on."""
+        self.length = min(self.length, length)
+
+
+class LeanLlama:
+    """Prefill and decode for a packed Llama model. The fused weights are shared; each caller keeps a cache."""
+
+    @staticmethod
+    def supports(model: Any) -> bool:
+        if type(model).__name__ != "LlamaForCausalLM" or model.config.hidden_act != "silu":
+            return False
+        layer = model.model.layers[0]
+        names = ("q_proj", "k_proj", "v_proj", "o_proj")
+        return all(isinstance(getattr(layer.self_attn, n), Int4Linear) for n in names) and all(
+            isinstance(getattr(layer.mlp, n), Int4Linear) for n in ("gate_proj", "up_proj", "down_proj")
+        )
+
+    def __init__(self, model: Any):
+        config = model.config
+        self.model = model
+        self.heads = config.num_attention_heads
+        self.kv_heads = config.num_key_value_heads
+        self.head_dim = getattr(config, "head_dim", None) or config.hidden_size // self.heads
+        self.eps = config.rms_norm_eps
+        self.layers: list[tuple[Any, ...]] = []
+        for layer in model.model.layers:
+            attn, mlp = layer.self_attn, layer.mlp
+            self.layers.append(
+                (
+                    layer.input_layernorm.weight.float(),
+                    _fuse([attn.q_proj, attn.k_proj, attn.v_proj]),
+                    attn.o_proj,
+                    layer.post_attention_layernorm.weight.float(),
+                    _fuse([mlp.gate_proj, mlp.up_proj]),
+                    mlp.down_proj,
+                    mlp.gate_proj.out_features,
+                )
+            )
+        self.norm = model.model.norm.weight.float()
+        self.embed = model.model.embed_tokens
+        self.head = model.lm_head
+        self.rotary = model.model.rotary_emb
+        self.q_size = self.heads * self.head_dim
+        self.kv_size = self.kv_heads * self.head_dim
+
+    def new_cache(self) -> LeanCache:
+        return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
+
+    def _rms(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        x32 = x.float()
+        x32 = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (weight * x32).to(torch.bfloat16)
+
+    @torch.inference_mode()
+    def forward(self, ids: list[int], cache: LeanCache) -> torch.Tensor:
+        """Read `ids` after the cached positions; the logits of the last one (float32)."""
+        n, start = len(ids), cache.length
+        cache.reserve(start + n)
+        positions = torch.arange(start, start + n).unsqueeze(0)
+        h = self.embed(torch.tensor(ids)).to(torch.bfloat16)  # [n, hidden]
+        cos, sin = self.rotary(h.unsqueeze(0), positions)
+        cos, sin = cos[0].unsqueeze(0).to(torch.bfloat16), sin[0].unsqueeze(0).to(torch.bfloat16)  # [1, n, dim]
+        half = self.head_dim // 2
+        mask = None
+        if n > 1:  # new tokens see every cached position and the new ones up to themselves
+            mask = torch.ones(n, start + n, dtype=torch.bool).tril(diagonal=start)
+        for i, (norm_in, qkv, o_proj, norm_post, gate_up, down, inner) in enumerate(self.layers):
+            x = self._rms(h, norm_in)
+            q, k, v = qkv(x).split([self.q_size, self.kv_size, self.kv_size], dim=-1)
+            q = q.view(n, self.heads, self.head_dim).transpose(0, 1)  # [heads, n, dim]
+            k = k.view(n, self.kv_heads, self.head_dim).transpose(0, 1)
+            v = v.view(n, self.kv_heads, self.head_dim).transpose(0, 1)
+            q = q * cos + torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin
+            k = k * cos + torch.cat((-k[..., half:], k[..., :half]), dim=-1) * sin
+            cache.keys[i][:, start : start + n] = k
+            cache.values[i][:, start : start + n] = v
+            keys, values = cache.keys[i][:, : start + n], cache.values[i][:, : start + n]
+            if n == 1:  # one query: group the query heads by the key-value head they share, no copies
+                grouped = q.reshape(self.kv_heads, self.heads // self.kv_heads, self.head_dim)
+                scores = torch.bmm(grouped, keys.transpose(1, 2)).float() * self.head_dim**-0.5
+                attn = torch.bmm(scores.softmax(-1).to(torch.bfloat16), values).reshape(self.heads, 1, self.head_dim)
+            else:  # reading a prompt: once per round, torch's kernel
+                attn = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, enable_gqa=True)
+            h = h + o_proj(attn.transpose(0, 1).reshape(n, self.q_size))
+            x = self._rms(h, norm_post)
+            gate, up = gate_up(x).split([inner, inner], dim=-1)
+            h = h + down(F.silu(gate) * up)
+        cache.length = start + n
+        last = self._rms(h[-1:], self.norm)
+        return self.head(last)[0].float()
