@@ -153,29 +153,32 @@ def test_a_chat_template_that_takes_tools_is_used(model, monkeypatch):
     assert not LocalModel(format="hermes").uses_template_tools  # an explicit format wins
 
 
-def test_the_lean_decode_path_matches_the_transformers_forward(model):
+def test_the_lean_decode_path_computes_the_models_function(model):
+    """The lean path (int4 weights, float32 attention) against the float32 model on the same text."""
     import torch
 
     from toollab.models.local_weights import on_torch_thread
 
     loaded = model.load()
     assert loaded.lean is not None  # SmolLM2 is a Llama model with int4 layers: the lean path is used
+    exact = LocalModel(dtype="float32").load()
 
     def check() -> None:
         ids = loaded.tokenizer(
             "<|im_start|>user\nName three rivers.<|im_end|>\n<|im_start|>assistant\nThe Nile,", add_special_tokens=False
         )["input_ids"]
         with torch.inference_mode():
-            reference = loaded.model(input_ids=torch.tensor([ids])).logits[0].float()
+            reference = exact.model(input_ids=torch.tensor([ids])).logits[0].float()
         cache = loaded.lean.new_cache()
         prefill = loaded.lean.forward(ids[:-8], cache)
-        assert prefill.argmax() == reference[len(ids) - 9].argmax()
-        # one token at a time, as decoding reads them: the same next-token choice at every position
-        stepwise = [loaded.lean.forward([t], cache) for t in ids[-8:]]
-        assert [s.argmax() for s in stepwise] == [reference[i].argmax() for i in range(len(ids) - 8, len(ids))]
+        # then one token at a time, as decoding reads them
+        steps = [prefill, *(loaded.lean.forward([t], cache) for t in ids[-8:])]
+        positions = range(len(ids) - 9, len(ids))
+        agree = sum(int(s.argmax() == reference[i].argmax()) for s, i in zip(steps, positions, strict=True))
+        assert agree >= 8, agree  # of 9: a near tie may flip one
         spread = float(reference[-1].max() - reference[-1].min())
-        assert (stepwise[-1] - reference[-1]).abs().max() < 0.05 * spread  # bfloat16 arithmetic, other kernels
+        assert (steps[-1] - reference[-1]).abs().max() < 0.05 * spread
         cache.crop(len(ids) - 1)  # forget the last position and read it again: the same logits
-        assert torch.equal(loaded.lean.forward([ids[-1]], cache), stepwise[-1])
+        assert torch.equal(loaded.lean.forward([ids[-1]], cache), steps[-1])
 
     on_torch_thread(check)
