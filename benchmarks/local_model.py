@@ -196,10 +196,10 @@ def main() -> None:
         print(json.dumps(measure_engine(args.engine, args.tokens, args.repeats)))
         return
 
+    measured = speeds(args.tokens, args.repeats)  # before this process loads torch: its threads would compete
     started = time.perf_counter()
     loaded = LocalModel().load()
     console.print(f"load: {time.perf_counter() - started:.1f} s ({loaded.source}, {loaded.weights})")
-    measured = speeds(args.tokens, args.repeats)
     llama = next((s for s in measured if s.engine == LLAMA), None)
     if llama is None:
         console.print(
