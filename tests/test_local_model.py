@@ -182,3 +182,22 @@ def test_the_lean_decode_path_computes_the_models_function(model):
         assert torch.equal(loaded.lean.forward([ids[-1]], cache), steps[-1])
 
     on_torch_thread(check)
+
+
+def test_q8_0_head_blocks_are_recovered_exactly():
+    import torch
+
+    from toollab.models.local_quant import to_q8
+
+    torch.manual_seed(1)
+    q = torch.randint(-127, 128, (16, 64))
+    q[:, 0], q[:, 32] = 127, -127  # each block reaches |q| = 127, as Q8_0 quantization guarantees
+    d = torch.rand(16, 2) * 0.01 + 0.001
+    linear = torch.nn.Linear(64, 16, bias=False)
+    linear.weight.data = (q.view(16, 2, 32) * d[..., None]).view(16, 64)
+    head = to_q8(linear)
+    assert head is not None and torch.equal(torch.cat(head.weights, dim=1), q.to(torch.int8))
+    x = torch.randn(2, 64)
+    assert torch.allclose(head(x), x @ linear.weight.t(), atol=0.05, rtol=0.02)
+    linear.weight.data = torch.randn(16, 64)
+    assert to_q8(linear) is None

@@ -73,7 +73,8 @@ class LeanLlama:
             isinstance(getattr(layer.mlp, n), Int4Linear) for n in ("gate_proj", "up_proj", "down_proj")
         )
 
-    def __init__(self, model: Any):
+    def __init__(self, model: Any, head: Any = None):
+        """`head`: the output layer to use instead of the model's (an exact Q8_0 copy, see `local_quant`)."""
         config = model.config
         self.model = model
         self.heads = config.num_attention_heads
@@ -96,7 +97,7 @@ class LeanLlama:
             )
         self.norm = model.model.norm.weight.float()
         self.embed = model.model.embed_tokens
-        self.head = model.lm_head
+        self.head = head if head is not None else model.lm_head
         self.rotary = model.model.rotary_emb
         self.q_size = self.heads * self.head_dim
         self.kv_size = self.kv_heads * self.head_dim
@@ -105,9 +106,7 @@ class LeanLlama:
         return LeanCache(len(self.layers), self.kv_heads, self.head_dim)
 
     def _rms(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-        x32 = x.float()
-        x32 = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
-        return (weight * x32).to(torch.bfloat16)
+        return F.rms_norm(x.float(), weight.shape, weight, self.eps).to(torch.bfloat16)
 
     @torch.inference_mode()
     def forward(self, ids: list[int], cache: LeanCache) -> torch.Tensor:
@@ -124,12 +123,11 @@ class LeanLlama:
             mask = torch.ones(n, start + n, dtype=torch.bool).tril(diagonal=start)
         for i, (norm_in, qkv, o_proj, norm_post, gate_up, down, inner) in enumerate(self.layers):
             x = self._rms(h, norm_in)
-            q, k, v = qkv(x).split([self.q_size, self.kv_size, self.kv_size], dim=-1)
-            q = q.view(n, self.heads, self.head_dim).transpose(0, 1)  # [heads, n, dim]
-            k = k.view(n, self.kv_heads, self.head_dim).transpose(0, 1)
+            qk, v = qkv(x).split([self.q_size + self.kv_size, self.kv_size], dim=-1)
+            qk = qk.view(n, self.heads + self.kv_heads, self.head_dim).transpose(0, 1)  # [heads, n, dim]
+            qk = qk * cos + torch.cat((-qk[..., half:], qk[..., :half]), dim=-1) * sin  # rotary, q and k at once
+            q, k = qk[: self.heads], qk[self.heads :]
             v = v.view(n, self.kv_heads, self.head_dim).transpose(0, 1)
-            q = q * cos + torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin
-            k = k * cos + torch.cat((-k[..., half:], k[..., :half]), dim=-1) * sin
             cache.keys[i][:, start : start + n] = k
             cache.values[i][:, start : start + n] = v
             keys, values = cache.keys[i][:, : start + n], cache.values[i][:, : start + n]

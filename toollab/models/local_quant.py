@@ -53,6 +53,39 @@ def q4_1_blocks(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch
     return q.reshape(n, k).to(torch.int32), d, m
 
 
+class Q8Linear(torch.nn.Module):
+    """A bias-free linear layer holding Q8_0 blocks exactly (int8, one scale per 32 inputs), as one int8 matmul
+    per group. SmolLM2's output head is its Q8_0 embedding; in bfloat16 it is a quarter of each decode step."""
+
+    def __init__(self, q: torch.Tensor, d: torch.Tensor):
+        super().__init__()
+        groups = q.shape[1] // GROUP
+        self.weights = [q[:, g * GROUP : (g + 1) * GROUP].contiguous() for g in range(groups)]
+        self.scales = [d[:, g].to(torch.bfloat16).contiguous() for g in range(groups)]
+        self.out_features = q.shape[0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.reshape(-1, x.shape[-1]).to(torch.bfloat16)
+        out = torch.ops.aten._weight_int8pack_mm(x[:, :GROUP].contiguous(), self.weights[0], self.scales[0]).float()
+        for g in range(1, len(self.weights)):
+            part = x[:, g * GROUP : (g + 1) * GROUP].contiguous()
+            out += torch.ops.aten._weight_int8pack_mm(part, self.weights[g], self.scales[g]).float()
+        return out
+
+
+def to_q8(linear: torch.nn.Linear) -> Q8Linear | None:
+    """The layer as exact Q8_0 blocks (w = d*q, |q| <= 127, groups of 32), if its float32 weight is that."""
+    n, k = linear.weight.shape
+    if k % GROUP or linear.bias is not None:
+        return None
+    w = linear.weight.detach().float().reshape(n, k // GROUP, GROUP)
+    d = w.abs().amax(dim=-1) / 127
+    q = torch.round(w / torch.where(d > 0, d, torch.ones_like(d))[..., None]).clamp(-127, 127)
+    if (q * d[..., None] - w).abs().amax() > 1e-6 * float(w.abs().amax()) + 1e-9:
+        return None
+    return Q8Linear(q.reshape(n, k).to(torch.int8), d)
+
+
 def to_int4(linear: torch.nn.Linear) -> Int4Linear | None:
     if linear.bias is not None:
         return None

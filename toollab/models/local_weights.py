@@ -135,9 +135,11 @@ def _load(path: str | None, dtype: str) -> LoadedModel:
             model = AutoModelForCausalLM.from_pretrained(folder, dtype=load_dtype, **kwargs).eval()
         finally:
             hf_logging.set_verbosity(verbosity)
+        head = None
         if mode == "int4":
-            from toollab.models.local_quant import pack_gguf_weights
+            from toollab.models.local_quant import pack_gguf_weights, to_q8
 
+            head = to_q8(model.lm_head)  # read before the model is cast to bfloat16
             packed = pack_gguf_weights(model)
             mode = f"int4 ({packed} layers) + bfloat16" if packed else "bfloat16"
         eos = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
@@ -152,7 +154,7 @@ def _load(path: str | None, dtype: str) -> LoadedModel:
         if mode.startswith("int4"):
             from toollab.models.local_decode import LeanLlama
 
-            lean = LeanLlama(model) if LeanLlama.supports(model) else None
+            lean = LeanLlama(model, head) if LeanLlama.supports(model) else None
         loaded = LoadedModel(name, tokenizer, model, mode, time.perf_counter() - started, frozenset(eos), lean=lean)
         _loaded[key] = loaded
         return loaded
