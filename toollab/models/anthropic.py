@@ -8,16 +8,17 @@ from typing import Any
 
 from toollab.formats import from_anthropic, to_anthropic, tools_to_anthropic
 from toollab.harness.messages import AssistantMessage, Message, Usage
-from toollab.harness.model import ModelResponse
-from toollab.models.http import DEFAULT_RETRY, HttpTransport, ProviderError, RetryPolicy, estimate_tokens
+from toollab.models.http import DEFAULT_RETRY, HttpModel, RetryPolicy
 from toollab.tools import ToolSpec
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 
 
-class AnthropicModel:
+class AnthropicModel(HttpModel):
     """Claude models. Key and base URL from the arguments or ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL."""
+
+    path = "/v1/messages"
 
     def __init__(
         self,
@@ -32,14 +33,12 @@ class AnthropicModel:
         requests_per_minute: float | None = None,
         tokens_per_minute: float | None = None,
     ):
-        self.model = model
-        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
         key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY", "")
-        headers = {"anthropic-version": API_VERSION, **({"x-api-key": key} if key else {})}
-        self.transport = HttpTransport.for_endpoint(
+        super().__init__(
             "anthropic",
-            self.base_url,
-            headers,
+            model,
+            base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
+            {"anthropic-version": API_VERSION, **({"x-api-key": key} if key else {})},
             timeout=timeout,
             retry=retry,
             requests_per_minute=requests_per_minute,
@@ -47,7 +46,6 @@ class AnthropicModel:
         )
         self.max_tokens = max_tokens
         self.temperature = temperature
-        self.name = f"anthropic:{model}"
 
     def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
         system, wire = to_anthropic(messages)
@@ -60,22 +58,14 @@ class AnthropicModel:
             body["temperature"] = self.temperature
         return body
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        body = self.payload(messages, tools)
-        estimate = estimate_tokens(body)
-        data, retries = await self.transport.post("/v1/messages", body, estimate)
-        try:
-            parsed = from_anthropic([{"role": "assistant", "content": data["content"]}])[0]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ProviderError(f"unexpected response shape ({type(exc).__name__}: {exc}): {str(data)[:200]}") from exc
-        assert isinstance(parsed, AssistantMessage)
-        raw_usage = data.get("usage") or {}
-        cached = int(raw_usage.get("cache_read_input_tokens") or 0)
+    def parse(self, data: dict[str, Any]) -> tuple[AssistantMessage, Usage, dict[str, Any]]:
+        message = from_anthropic([{"role": "assistant", "content": data["content"]}])[0]
+        assert isinstance(message, AssistantMessage)
+        raw = data.get("usage") or {}
+        cached = int(raw.get("cache_read_input_tokens") or 0)
         usage = Usage(
-            input_tokens=int(raw_usage.get("input_tokens") or 0) + cached,
-            output_tokens=int(raw_usage.get("output_tokens") or 0),
+            input_tokens=int(raw.get("input_tokens") or 0) + cached,  # Anthropic counts cache reads apart
+            output_tokens=int(raw.get("output_tokens") or 0),
             cached_input_tokens=cached,
         )
-        if self.transport.rate_limit is not None:
-            self.transport.rate_limit.settle(estimate, usage.total_tokens)
-        return ModelResponse(parsed, usage, metadata={"retries": retries, "stop_reason": data.get("stop_reason")})
+        return message, usage, {"stop_reason": data.get("stop_reason")}

@@ -17,13 +17,16 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import httpx
 
-from toollab.harness.model import ModelError
+from toollab.harness.messages import AssistantMessage, Message, Usage
+from toollab.harness.model import ModelError, ModelResponse
+from toollab.tools import ToolSpec
 
 RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 HARNESS_FAULTS = frozenset({400, 413, 422})
@@ -225,6 +228,58 @@ class HttpTransport:
         for client in self._clients.values():
             await client.aclose()
         self._clients.clear()
+
+
+class HttpModel(ABC):
+    """A model behind an HTTP API. Subclasses build the request body and read the response; the request flow
+    (rate limit, retries, shape errors attributed to the provider, usage settled against the estimate) is here."""
+
+    path: ClassVar[str]
+
+    def __init__(
+        self,
+        provider: str,
+        model: str,
+        base_url: str,
+        headers: dict[str, str],
+        *,
+        timeout: float,
+        retry: RetryPolicy,
+        requests_per_minute: float | None,
+        tokens_per_minute: float | None,
+    ):
+        self.model = model
+        self.base_url = base_url
+        self.name = f"{provider}:{model}"
+        self.transport = HttpTransport.for_endpoint(
+            provider,
+            base_url,
+            headers,
+            timeout=timeout,
+            retry=retry,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
+        )
+
+    @abstractmethod
+    def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """The request body."""
+
+    @abstractmethod
+    def parse(self, data: dict[str, Any]) -> tuple[AssistantMessage, Usage, dict[str, Any]]:
+        """The assistant turn, its usage and metadata, from a response body (KeyError and the like on a bad shape)."""
+
+    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        body = self.payload(messages, tools)
+        estimate = estimate_tokens(body)
+        data, retries = await self.transport.post(self.path, body, estimate)
+        try:
+            message, usage, metadata = self.parse(data)
+        except (KeyError, IndexError, TypeError, ValueError, AssertionError) as exc:
+            raise ProviderError(f"unexpected response shape ({type(exc).__name__}: {exc}): {str(data)[:200]}") from exc
+        if self.transport.rate_limit is not None:
+            self.transport.rate_limit.settle(estimate, usage.total_tokens)
+        return ModelResponse(message, usage, metadata={"retries": retries, **metadata})
 
 
 class ProviderError(ModelError):

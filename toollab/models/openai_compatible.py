@@ -8,16 +8,17 @@ from typing import Any
 
 from toollab.formats import from_openai, to_openai, tools_to_openai
 from toollab.harness.messages import AssistantMessage, Message, Usage
-from toollab.harness.model import ModelResponse
-from toollab.models.http import DEFAULT_RETRY, HttpTransport, ProviderError, RetryPolicy, estimate_tokens
+from toollab.models.http import DEFAULT_RETRY, HttpModel, RetryPolicy
 from toollab.tools import ToolSpec
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-class OpenAIModel:
+class OpenAIModel(HttpModel):
     """Chat Completions with native `tools`. Base URL and key from the arguments or OPENAI_BASE_URL and
-    OPENAI_API_KEY. `rate_limit` is shared with every other model naming the same endpoint."""
+    OPENAI_API_KEY. A rate limit is shared with every other model naming the same endpoint."""
+
+    path = "/chat/completions"
 
     def __init__(
         self,
@@ -33,14 +34,12 @@ class OpenAIModel:
         tokens_per_minute: float | None = None,
         extra_body: dict[str, Any] | None = None,
     ):
-        self.model = model
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.transport = HttpTransport.for_endpoint(
+        super().__init__(
             "openai",
-            self.base_url,
-            headers,
+            model,
+            base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+            {"Authorization": f"Bearer {key}"} if key else {},
             timeout=timeout,
             retry=retry,
             requests_per_minute=requests_per_minute,
@@ -49,7 +48,6 @@ class OpenAIModel:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.extra_body = extra_body or {}
-        self.name = f"openai:{model}"
 
     def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": to_openai(messages), **self.extra_body}
@@ -61,35 +59,17 @@ class OpenAIModel:
             body["temperature"] = self.temperature
         return body
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        body = self.payload(messages, tools)
-        estimate = estimate_tokens(body)
-        data, retries = await self.transport.post("/chat/completions", body, estimate)
-        try:
-            choice = data["choices"][0]
-            message = parse_message(choice["message"])
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            raise ProviderError(f"unexpected response shape ({type(exc).__name__}: {exc}): {str(data)[:200]}") from exc
-        usage = parse_usage(data.get("usage") or {})
-        if self.transport.rate_limit is not None:
-            self.transport.rate_limit.settle(estimate, usage.total_tokens)
-        return ModelResponse(
-            message, usage, metadata={"retries": retries, "finish_reason": choice.get("finish_reason")}
+    def parse(self, data: dict[str, Any]) -> tuple[AssistantMessage, Usage, dict[str, Any]]:
+        """Arguments stay as sent: JSON text (as OpenAI sends) or an object (as some compatible servers do);
+        malformed JSON is answered at dispatch, not here."""
+        choice = data["choices"][0]
+        message = from_openai([{**choice["message"], "role": "assistant"}])[0]
+        assert isinstance(message, AssistantMessage)
+        raw = data.get("usage") or {}
+        details = raw.get("prompt_tokens_details") or {}
+        usage = Usage(
+            input_tokens=int(raw.get("prompt_tokens") or 0),
+            output_tokens=int(raw.get("completion_tokens") or 0),
+            cached_input_tokens=int(details.get("cached_tokens") or 0),
         )
-
-
-def parse_message(raw: dict[str, Any]) -> AssistantMessage:
-    """The assistant message of a response. Arguments stay as sent: JSON text (as OpenAI sends) or an object
-    (as some compatible servers do); malformed JSON is answered at dispatch, not here."""
-    parsed = from_openai([{**raw, "role": "assistant"}])[0]
-    assert isinstance(parsed, AssistantMessage)
-    return parsed
-
-
-def parse_usage(raw: dict[str, Any]) -> Usage:
-    details = raw.get("prompt_tokens_details") or {}
-    return Usage(
-        input_tokens=int(raw.get("prompt_tokens") or 0),
-        output_tokens=int(raw.get("completion_tokens") or 0),
-        cached_input_tokens=int(details.get("cached_tokens") or 0),
-    )
+        return message, usage, {"finish_reason": choice.get("finish_reason")}
