@@ -153,26 +153,6 @@ class HttpTransport:
             weakref.WeakKeyDictionary()
         )
 
-    @classmethod
-    def for_endpoint(
-        cls,
-        provider: str,
-        base_url: str,
-        headers: dict[str, str],
-        *,
-        timeout: float,
-        retry: RetryPolicy,
-        requests_per_minute: float | None,
-        tokens_per_minute: float | None,
-    ) -> HttpTransport:
-        """A transport whose rate limit (if any) is shared by everything that calls the same endpoint."""
-        limit = (
-            RateLimit.shared(f"{provider}:{base_url}", requests_per_minute, tokens_per_minute)
-            if requests_per_minute or tokens_per_minute
-            else None
-        )
-        return cls(base_url, headers, timeout=timeout, retry=retry, rate_limit=limit)
-
     def _client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
@@ -251,15 +231,13 @@ class HttpModel(ABC):
         self.model = model
         self.base_url = base_url
         self.name = f"{provider}:{model}"
-        self.transport = HttpTransport.for_endpoint(
-            provider,
-            base_url,
-            headers,
-            timeout=timeout,
-            retry=retry,
-            requests_per_minute=requests_per_minute,
-            tokens_per_minute=tokens_per_minute,
+        # the rate limit (if any) is shared by everything that calls the same endpoint
+        limit = (
+            RateLimit.shared(f"{provider}:{base_url}", requests_per_minute, tokens_per_minute)
+            if requests_per_minute or tokens_per_minute
+            else None
         )
+        self.transport = HttpTransport(base_url, headers, timeout=timeout, retry=retry, rate_limit=limit)
 
     @abstractmethod
     def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
