@@ -3,7 +3,7 @@
 A model never runs a tool: it proposes a call, and the harness decides whether and how to run it.
 """
 
-from toollab.formats import from_anthropic, from_openai, to_anthropic, to_openai
+from toollab.formats import Format, from_anthropic, from_openai, get_format, to_anthropic, to_openai
 from toollab.harness import (
     FINISH,
     Agent,
@@ -24,7 +24,17 @@ from toollab.harness import (
     UserMessage,
     read_events,
 )
-from toollab.models import FunctionModel, ScriptedModel, call
+from toollab.models import (
+    AnthropicModel,
+    FunctionModel,
+    LocalModel,
+    OpenAIModel,
+    RateLimit,
+    RetryPolicy,
+    ScriptedModel,
+    call,
+    load_model,
+)
 from toollab.tools import ArgumentProblem, InvalidArguments, Tool, ToolError, ToolSpec, add, calculator, multiply, tool
 
 __version__ = "0.1.0"
@@ -32,16 +42,22 @@ __version__ = "0.1.0"
 __all__ = [
     "FINISH",
     "Agent",
+    "AnthropicModel",
     "ArgumentProblem",
     "AssistantMessage",
     "Dispatcher",
     "EventLog",
+    "Format",
     "FunctionModel",
     "InvalidArguments",
+    "LocalModel",
     "Message",
     "Model",
     "ModelError",
     "ModelResponse",
+    "OpenAIModel",
+    "RateLimit",
+    "RetryPolicy",
     "Round",
     "RunResult",
     "RunStatus",
@@ -59,6 +75,8 @@ __all__ = [
     "call",
     "from_anthropic",
     "from_openai",
+    "get_format",
+    "load_model",
     "multiply",
     "read_events",
     "to_anthropic",

@@ -81,27 +81,31 @@ _load_lock = threading.Lock()
 
 # Every torch call of the local backend runs on this one thread. Work handed to a second thread starts a second
 # OpenMP team, and the two halve each other's speed on two cores (decode measured 24 tok/s instead of 48).
-_torch_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toollab-torch")
+_torch_thread: ThreadPoolExecutor | None = None
 _torch_thread_ident: int | None = None
+_torch_thread_lock = threading.Lock()
 
 
-def _mark() -> None:
-    global _torch_thread_ident
-    _torch_thread_ident = threading.get_ident()
-
-
-_torch_thread.submit(_mark).result()
+def _torch_executor() -> ThreadPoolExecutor:
+    """The torch thread, started on first use (importing toollab starts no thread)."""
+    global _torch_thread, _torch_thread_ident
+    with _torch_thread_lock:
+        if _torch_thread is None:
+            _torch_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toollab-torch")
+            _torch_thread_ident = _torch_thread.submit(threading.get_ident).result()
+        return _torch_thread
 
 
 def on_torch_thread(fn: Callable[..., T], *args: Any) -> T:
     """Run `fn(*args)` on the torch thread and wait for it (directly, if already there)."""
+    executor = _torch_executor()
     if threading.get_ident() == _torch_thread_ident:
         return fn(*args)
-    return _torch_thread.submit(fn, *args).result()
+    return executor.submit(fn, *args).result()
 
 
 async def on_torch_thread_async(fn: Callable[..., T], *args: Any) -> T:
-    return await asyncio.wrap_future(_torch_thread.submit(fn, *args))
+    return await asyncio.wrap_future(_torch_executor().submit(fn, *args))
 
 
 def load(path: str | None = None, dtype: str = "auto") -> LoadedModel:
