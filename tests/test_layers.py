@@ -1,0 +1,39 @@
+"""Lower layers never import higher ones: tools < harness < formats, models, constrain < interfaces, eval, lab."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "toollab"
+LEVEL = {"tools": 0, "harness": 1, "formats": 2, "models": 2, "constrain": 2, "interfaces": 3, "eval": 3, "lab": 3}
+# Same-level packages that may use each other: the local and HTTP backends speak the wire formats.
+ALLOWED_SIDEWAYS = {("models", "formats"), ("constrain", "formats"), ("constrain", "models")}
+
+
+def imported_layers(path: Path) -> set[str]:
+    layers = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "toollab" and len(parts) > 1 and parts[1] in LEVEL:
+                layers.add(parts[1])
+    return layers
+
+
+def test_no_layer_imports_a_higher_one():
+    violations = []
+    for layer, level in LEVEL.items():
+        for path in sorted((PACKAGE / layer).rglob("*.py")) if (PACKAGE / layer).is_dir() else []:
+            for other in imported_layers(path) - {layer}:
+                if LEVEL[other] > level or (LEVEL[other] == level and (layer, other) not in ALLOWED_SIDEWAYS):
+                    violations.append(f"{path.relative_to(PACKAGE)} imports toollab.{other}")
+    assert violations == []
+
+
+def test_every_package_is_placed_in_a_layer():
+    packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert packages <= set(LEVEL), packages - set(LEVEL)
