@@ -36,6 +36,11 @@ def tools_json(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": t.to_dict()} for t in tools]
 
 
+def tools_jsonl(tools: Sequence[ToolSpec]) -> str:
+    """Tool specs in the OpenAI function shape, one JSON object a line (how Qwen-family templates list them)."""
+    return "\n".join(json.dumps(t, ensure_ascii=False) for t in tools_json(tools))
+
+
 def call_arguments(arguments: Any) -> Any:
     """Arguments as an object for rendering: decoded when they are JSON text, else as they are."""
     if isinstance(arguments, str):

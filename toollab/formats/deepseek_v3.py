@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from toollab.formats.base import Format, call_arguments, prose, strip_fence, tools_json
+from toollab.formats.base import Format, call_arguments, prose, strip_fence, tools_jsonl
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
@@ -22,7 +22,7 @@ class DeepSeekV3(Format):
     name = "deepseek_v3"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
-        listing = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools_json(tools))
+        listing = tools_jsonl(tools)
         return (
             "## Tools\nYou have access to the following tools:\n" + listing + "\n\n"
             "To call tools, write:\n" + f"{CALLS_BEGIN}{CALL_BEGIN}function{SEP}<tool name>\n```json\n"

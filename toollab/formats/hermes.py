@@ -13,20 +13,26 @@ from toollab.formats.base import (
     json_call,
     prose,
     strip_empty_fences,
-    tools_json,
+    tools_jsonl,
 )
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
-_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+# A <tool_call> block, closed or cut off at the end of the text. Qwen3-Coder wraps its calls in the same block.
+TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
 EXPECTED = '<tool_call>{"name": "<tool name>", "arguments": {<arguments as JSON>}}</tool_call>'
+
+
+def tool_responses(results: Sequence[ToolResultMessage]) -> str:
+    """Results as Qwen-family templates show them (Hermes and Qwen3-Coder alike)."""
+    return "\n".join(f"<tool_response>\n{r.content}\n</tool_response>" for r in results)
 
 
 class Hermes(Format):
     name = "hermes"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
-        listing = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools_json(tools))
+        listing = tools_jsonl(tools)
         return (
             "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
             "You are provided with function signatures within <tools></tools> XML tags:\n"
@@ -45,11 +51,11 @@ class Hermes(Format):
         )
 
     def render_results(self, results: Sequence[ToolResultMessage]) -> str:
-        return "\n".join(f"<tool_response>\n{r.content}\n</tool_response>" for r in results)
+        return tool_responses(results)
 
     def parse(self, text: str, tools: Sequence[ToolSpec] = ()) -> AssistantMessage:
-        calls = [json_call(m.group(1), expected=EXPECTED) for m in _CALL.finditer(text)]
-        rest = _CALL.sub("", text)
+        calls = [json_call(m.group(1), expected=EXPECTED) for m in TOOL_CALL_BLOCK.finditer(text)]
+        rest = TOOL_CALL_BLOCK.sub("", text)
         if not calls:  # a call written without its tags, e.g. in a code fence
             calls, rest = bare_json_calls(text, tools)
         return AssistantMessage(content=prose(strip_empty_fences(rest)), tool_calls=calls, raw=text)

@@ -6,13 +6,14 @@ Read with `ast` (never evaluated): keyword arguments whose values are Python lit
 from __future__ import annotations
 
 import ast
+import json
 import keyword
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from toollab.formats.base import Format, call_arguments, prose, tools_json
+from toollab.formats.base import Format, call_arguments, prose
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
@@ -118,9 +119,7 @@ class Pythonic(Format):
     name = "pythonic"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
-        import json
-
-        listing = json.dumps([t["function"] for t in tools_json(tools)], ensure_ascii=False)
+        listing = json.dumps([t.to_dict() for t in tools], ensure_ascii=False)
         return (
             "You are an expert in composing functions. You are given a question and a set of possible functions. "
             "Based on the question, you will need to make one or more function/tool calls to achieve the purpose. "

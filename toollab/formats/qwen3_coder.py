@@ -10,11 +10,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toollab.formats.base import Format, call_arguments, prose, tools_json
+from toollab.formats.base import Format, call_arguments, prose, tools_jsonl
+from toollab.formats.hermes import TOOL_CALL_BLOCK, tool_responses
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
-_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
 _FUNCTION = re.compile(r"^\s*<function=([^>\n]*)>(.*?)(?:</function>\s*$|$)", re.DOTALL)
 _PARAM = re.compile(r"<parameter=([^>\n]*)>\n?(.*?)\n?</parameter>", re.DOTALL)
 EXPECTED = "<tool_call><function=NAME><parameter=NAME>value</parameter></function></tool_call>"
@@ -41,7 +41,7 @@ class Qwen3Coder(Format):
     name = "qwen3_coder"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
-        listing = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools_json(tools))
+        listing = tools_jsonl(tools)
         return (
             "# Tools\n\nYou have access to the following functions:\n\n"
             f"<tools>\n{listing}\n</tools>\n\n"
@@ -63,11 +63,11 @@ class Qwen3Coder(Format):
         return "\n".join(out)
 
     def render_results(self, results: Sequence[ToolResultMessage]) -> str:
-        return "\n".join(f"<tool_response>\n{r.content}\n</tool_response>" for r in results)
+        return tool_responses(results)
 
     def parse(self, text: str, tools: Sequence[ToolSpec] = ()) -> AssistantMessage:
         calls = []
-        for m in _CALL.finditer(text):
+        for m in TOOL_CALL_BLOCK.finditer(text):
             body = m.group(1)
             fn = _FUNCTION.match(body)
             if not fn or not fn.group(1).strip():
@@ -92,4 +92,4 @@ class Qwen3Coder(Format):
                 )
             else:
                 calls.append(ToolCall(name=name, arguments=params))
-        return AssistantMessage(content=prose(_CALL.sub("", text)), tool_calls=calls, raw=text)
+        return AssistantMessage(content=prose(TOOL_CALL_BLOCK.sub("", text)), tool_calls=calls, raw=text)
