@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from toollab.harness.model import Model
+from toollab.models.anthropic import AnthropicModel
+from toollab.models.local import LocalModel
+from toollab.models.openai_compatible import OpenAIModel
 from toollab.models.scripted import ScriptedModel, call
 
 MODEL_FORMS = (
@@ -39,17 +42,11 @@ def load_model(spec: str, *, format: str | None = None, **options: Any) -> Model
     """A model from its string. `format` applies to local models; `options` go to the backend's constructor."""
     kind, _, rest = spec.partition(":")
     if kind == "local":
-        from toollab.models.local import LocalModel  # imports torch only when a local model is asked for
-
         return LocalModel(rest or None, format=format, **options)
     if kind == "openai" and rest:
-        from toollab.models.openai_compatible import OpenAIModel
-
         name, _, base_url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
         return OpenAIModel(name, base_url=base_url or None, **options)
     if kind == "anthropic" and rest:
-        from toollab.models.anthropic import AnthropicModel
-
         return AnthropicModel(rest, **options)
     if kind == "scripted":
         return load_script(rest) if rest else ScriptedModel(DEMO_SCRIPT, name="scripted")
