@@ -119,7 +119,8 @@ class LocalModel:
     # ---- the Model interface ---------------------------------------------------------------------------
 
     async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        await asyncio.to_thread(self.load)
+        if self._loaded is None:
+            await asyncio.to_thread(self.load)  # the first load takes about 20 s: keep the event loop free
         text = self.prompt(messages, tools)
         try:
             generation = await local_weights.on_torch_thread_async(self._generate, text, None)
