@@ -116,7 +116,7 @@ def test_read_events_skips_a_torn_last_line_only(tmp_path):
     assert names(read_events(log))[-1] == "run_end"
     lines = log.read_text().splitlines()
     log.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
-    with pytest.raises(ValueError, match=":2: not a JSON event line"):
+    with pytest.raises(ValueError, match=":2: not a JSON line"):
         read_events(log)
 
 

@@ -48,20 +48,26 @@ def drop_torn_tail(path: str | Path) -> None:
         f.truncate(data.rfind(b"\n") + 1)
 
 
-def read_events(path: str | Path) -> list[dict[str, Any]]:
-    """All events of a log. A torn last line (the process died mid-write) is skipped; any other bad line raises."""
+def read_jsonl(path: str | Path, key: str) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file, each holding `key`. A torn last line (the process died mid-write) is
+    skipped; any other bad line raises ValueError."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
-    events: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
+            record = json.loads(line)
         except json.JSONDecodeError:
             if number == len(lines):
                 break
-            raise ValueError(f"{path}:{number}: not a JSON event line") from None
-        if not isinstance(event, dict) or "event" not in event:
-            raise ValueError(f"{path}:{number}: not a toollab event")
-        events.append(event)
-    return events
+            raise ValueError(f"{path}:{number}: not a JSON line") from None
+        if not isinstance(record, dict) or key not in record:
+            raise ValueError(f"{path}:{number}: a JSON line without {key!r}")
+        records.append(record)
+    return records
+
+
+def read_events(path: str | Path) -> list[dict[str, Any]]:
+    """All events of a log. A torn last line (the process died mid-write) is skipped; any other bad line raises."""
+    return read_jsonl(path, "event")
