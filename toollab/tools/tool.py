@@ -62,7 +62,9 @@ class Tool:
     for tools made with `Tool.from_schema` (MCP, OpenAPI and BFCL tools, whose names need not be identifiers).
 
     Options: `timeout` in seconds; `side_effects` (runs only when the agent's approver says yes); `exclusive`
-    (never runs beside another call); `idempotent` (safe to run again when a resumed run finds it unfinished).
+    (never runs beside another call); `idempotent` (safe to run again when a resumed run finds it unfinished);
+    `validate=False` passes arguments on unchecked, for a tool whose backend judges its own input (BFCL's
+    environments do, and scoring must see what they do with a call that breaks the schema).
     """
 
     name: str
@@ -73,6 +75,7 @@ class Tool:
     side_effects: bool = False
     exclusive: bool = False
     idempotent: bool = False
+    validate: bool = True
     _arguments_model: type[BaseModel] | None = field(default=None, repr=False)
     _validator: ArgumentValidator = field(init=False, repr=False)
     is_async: bool = field(init=False)
@@ -120,8 +123,8 @@ class Tool:
         return cls(name=name, description=description, parameters=parameters, function=function, **options)
 
     def check(self, arguments: dict[str, Any]) -> list[ArgumentProblem]:
-        """Problems with `arguments` against the schema the model saw; empty when they fit."""
-        return self._validator.problems(arguments)
+        """Problems with `arguments` against the schema the model saw; empty when they fit (or are not checked)."""
+        return self._validator.problems(arguments) if self.validate else []
 
     def bind(self, arguments: dict[str, Any]) -> Callable[[], Any | Awaitable[Any]]:
         """A zero-argument callable that runs the tool on already-checked arguments.
