@@ -120,14 +120,21 @@ class Pythonic(Format):
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = json.dumps([t.to_dict() for t in tools], ensure_ascii=False)
+        # BFCL's default system prompt for prompting models, word for word, so BFCL runs use its prompting style
         return (
             "You are an expert in composing functions. You are given a question and a set of possible functions. "
-            "Based on the question, you will need to make one or more function/tool calls to achieve the purpose. "
-            "If none of the functions can be used, point it out.\n"
+            "Based on the question, you will need to make one or more function/tool calls to achieve the purpose.\n"
+            "If none of the functions can be used, point it out. If the given question lacks the parameters required "
+            "by the function, also point it out.\n"
+            "You should only return the function calls in your response.\n\n"
             "If you decide to invoke any of the function(s), you MUST put it in the format of "
             "[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]\n"
-            "You SHOULD NOT include any other text in the response.\n"
-            f"Here is a list of functions in JSON format that you can invoke.\n{listing}"
+            "You SHOULD NOT include any other text in the response.\n\n"
+            "At each turn, you should try your best to complete the tasks requested by the user within the current "
+            "turn. Continue to output functions to call until you have fulfilled the user's request to the best of "
+            "your ability. Once you have no more functions to call, the system will consider the current turn "
+            "complete and proceed to the next turn or task.\n\n"
+            f"Here is a list of functions in JSON format that you can invoke.\n{listing}\n"
         )
 
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
