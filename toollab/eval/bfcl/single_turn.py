@@ -1,0 +1,119 @@
+"""One single-turn BFCL item: one model request, its calls judged by BFCL's checker and by the layer metrics."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from toollab.eval import layers
+from toollab.eval.bfcl.calls import read_calls
+from toollab.eval.bfcl.checker import check_ast, check_relevance
+from toollab.eval.bfcl.data import RELEVANCE, Item
+from toollab.eval.bfcl.schema import ToolSet, tool_set
+from toollab.harness import Message, Model, ModelError, SystemMessage, UserMessage
+from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage
+
+
+def to_messages(turn: list[dict[str, Any]]) -> list[Message]:
+    out: list[Message] = []
+    for m in turn:
+        if m["role"] == "system":
+            out.append(SystemMessage(content=m["content"]))
+        elif m["role"] == "assistant":
+            out.append(AssistantMessage(content=m["content"]))
+        else:
+            out.append(UserMessage(content=m["content"]))
+    return out
+
+
+def prompt_of(model: Model, messages: list[Message], tools: ToolSet) -> str:
+    """What the model was shown: the exact prompt text for local models, the messages otherwise."""
+    render = getattr(model, "prompt", None)
+    if callable(render):
+        return str(render(messages, tools.specs))
+    return json.dumps(MESSAGES_ADAPTER.dump_python(messages, mode="json"), ensure_ascii=False)
+
+
+def expected_calls(item: Item) -> list[tuple[str, dict[str, list[Any]]]]:
+    """The answer as (name, acceptable values per argument); relevance items have none (or any, for relevance)."""
+    if item.category in RELEVANCE or not item.answer:
+        return []
+    return [(name, arguments) for call in item.answer for name, arguments in call.items()]
+
+
+async def run_single_turn(item: Item, model: Model, *, keep_dots: bool) -> dict[str, Any]:
+    tools = tool_set(item.functions, keep_dots=keep_dots)
+    messages = to_messages(item.turns[0])
+    record: dict[str, Any] = {"prompt": prompt_of(model, messages, tools)}
+    started = time.perf_counter()
+    try:
+        response = await model.request(messages, tools.specs)
+    except ModelError as exc:
+        return record | failed(str(exc), exc.source, time.perf_counter() - started)
+    latency = time.perf_counter() - started
+    read = read_calls(response.message.tool_calls, tools)
+    if item.category in RELEVANCE:
+        verdict = check_relevance(item.category, bool(read.calls))
+    elif read.parse_failures:  # BFCL cannot decode an output with an unreadable call: the item fails as a whole
+        verdict = {"valid": False, "error": ["A call could not be read."], "error_type": "ast_decoder:decoder_failed"}
+    else:
+        verdict = check_ast(item.functions, read.bfcl_output, item.answer, item.category)
+    expected = expected_calls(item)
+    called_names = [name for name, _ in read.calls]
+    return record | {
+        "raw": [response.raw if response.raw is not None else response.message.content],
+        "calls": [{"name": n, "arguments": a} for n, a in read.calls],
+        "valid": bool(verdict["valid"]),
+        "error_type": None if verdict["valid"] else verdict.get("error_type") or "unclear",
+        "errors": [str(e) for e in verdict.get("error", [])][:5],
+        "layers": {
+            # live_relevance accepts any call, so there is no expected selection to compare with
+            "selection": None
+            if item.category == "live_relevance"
+            else layers.selection(called_names, [name for name, _ in expected]),
+            "arguments": layers.arguments(read.calls, expected) if expected else None,
+        },
+        "ops": {
+            "latency_seconds": latency,
+            "model_calls": 1,
+            "input_tokens": response.usage.input_tokens,
+            "output_tokens": response.usage.output_tokens,
+            "cached_input_tokens": response.usage.cached_input_tokens,
+            "retries": int(response.metadata.get("retries", 0)),
+            "timeouts": 0,
+            "calls": len(response.message.tool_calls),
+            "parse_failures": read.parse_failures,
+            "schema_failures": read.schema_failures,
+            "unknown_tools": read.unknown_tools,
+            "stop_reasons": [response.metadata["stop_reason"]] if "stop_reason" in response.metadata else [],
+        },
+        "failure_source": None if verdict["valid"] else "model",
+    }
+
+
+def failed(message: str, source: str, seconds: float, error_type: str = "model_error") -> dict[str, Any]:
+    """An item whose model request failed: judged wrong, and the failure attributed to its source."""
+    return {
+        "raw": [],
+        "calls": [],
+        "valid": False,
+        "error_type": f"{error_type}:{source}",
+        "errors": [message[:500]],
+        "layers": {"selection": None, "arguments": None},
+        "ops": {
+            "latency_seconds": seconds,
+            "model_calls": 1,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cached_input_tokens": 0,
+            "retries": 0,
+            "timeouts": 1 if error_type == "timeout" else 0,
+            "calls": 0,
+            "parse_failures": 0,
+            "schema_failures": 0,
+            "unknown_tools": 0,
+            "stop_reasons": [],
+        },
+        "failure_source": source,
+    }

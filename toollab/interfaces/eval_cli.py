@@ -1,0 +1,177 @@
+"""`toollab eval`: BFCL runs with a live progress bar, paired comparisons, and reports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from toollab.eval import BfclRun, RunConfig, compare_runs
+from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
+from toollab.formats import FORMATS
+from toollab.models.registry import MODEL_FORMS
+
+app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
+console = Console()
+errors = Console(stderr=True)
+
+BASELINE = "simple_python,multiple,parallel,parallel_multiple,irrelevance"
+
+
+def _fail(message: str) -> typer.Exit:
+    errors.print(f"[red]error:[/red] {message}")
+    return typer.Exit(2)
+
+
+def _pct(p: dict[str, Any]) -> str:
+    return f"{100 * p['value']:.1f}% [{100 * p['low']:.1f}, {100 * p['high']:.1f}]" if p["n"] else "–"
+
+
+def _columns(table: Table, *figures: str) -> None:
+    """A category column that never wraps (names are long), then right-aligned figures."""
+    table.add_column("category", no_wrap=True)
+    for name in figures:
+        table.add_column(name, justify="right")
+
+
+def summary_table(summary: dict[str, Any]) -> Table:
+    table = Table(title=f"BFCL: {summary['config']['model']} ({summary['config'].get('format') or 'default format'})")
+    _columns(table, "items", "accuracy [95% CI]", "calls readable", "schema-valid", "p50 s", "tokens out")
+    rows = [*summary["categories"].items(), ("all", summary)]
+    for name, c in rows:
+        ops = c["operations"]
+        table.add_row(
+            name,
+            str(c["accuracy"]["n"]),
+            _pct(c["accuracy"]),
+            _pct(ops["parse_valid"]),
+            _pct(ops["schema_valid"]),
+            f"{ops['latency_seconds']['p50']:.2f}",
+            str(ops["output_tokens"]),
+        )
+    return table
+
+
+@app.command()
+def bfcl(
+    model: Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}, or {GROUND_TRUTH} (the self-check).")] = "local",
+    format: Annotated[str | None, typer.Option(help=f"Tool-call format: {', '.join(FORMATS)}.")] = None,
+    categories: Annotated[str, typer.Option(help=f"Comma-separated, from: {', '.join(CATEGORIES)}.")] = BASELINE,
+    limit: Annotated[int | None, typer.Option(min=1, help="Items per category (a fixed spread sample).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run folder; an existing one is resumed.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Items in flight at once (for HTTP backends).")] = 1,
+    max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 192,
+    item_timeout: Annotated[
+        float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")
+    ] = None,
+) -> None:
+    """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
+    report.html into --out."""
+    chosen = [c.strip() for c in categories.split(",") if c.strip()]
+    folder = out or Path("runs") / f"bfcl-{model.replace(':', '-').replace('/', '-')}-{format or 'default'}"
+    config = RunConfig(
+        model=model,
+        categories=chosen,
+        format=format,
+        limit=limit,
+        max_new_tokens=max_new_tokens,
+        concurrency=concurrency,
+        item_timeout=item_timeout,
+    )
+    try:
+        run = BfclRun(config, folder)
+    except (ValueError, RuntimeError) as exc:
+        raise _fail(str(exc)) from None
+    pending = run.pending
+    if len(pending) < len(run.items):
+        console.print(f"resuming {folder}: {len(run.items) - len(pending)} items done, {len(pending)} to go")
+    _load_local(run.model)
+    right = done = 0
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("accuracy so far {task.fields[accuracy]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("BFCL", total=len(pending), accuracy="–")
+
+        def on_record(record: dict[str, Any]) -> None:
+            nonlocal right, done
+            done += 1
+            right += bool(record["valid"])
+            progress.update(task, advance=1, accuracy=f"{100 * right / done:.1f}% ({right}/{done})")
+
+        summary = asyncio.run(run.run(on_record))
+    console.print(summary_table(summary))
+    console.print(f"[dim]{folder}/results.jsonl, summary.json, report.html[/dim]")
+
+
+def _load_local(model: Any) -> None:
+    if model is None or not hasattr(model, "is_loaded") or model.is_loaded():
+        return
+    with console.status(f"Loading {model.display_name} (once per process, about 20 s on two cores)..."):
+        model.load()
+
+
+@app.command()
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="A run folder (or its results.jsonl).")],
+    run_b: Annotated[Path, typer.Argument(help="Another run on the same items.")],
+    json_output: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+) -> None:
+    """Compare two runs item by item: accuracies, discordant pairs and McNemar's exact p-value."""
+    try:
+        result = compare_runs(run_a, run_b)
+    except (OSError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    if json_output:
+        print(json.dumps(result, indent=2))
+        return
+    table = Table(title=f"A = {run_a}   B = {run_b}")
+    _columns(table, "pairs", "A", "B", "both", "only A", "only B", "neither", "B - A", "McNemar p")
+    for name, row in [*result["categories"].items(), ("all", result["all"])]:
+        table.add_row(
+            name,
+            str(row["n"]),
+            _pct(row["a"]),
+            _pct(row["b"]),
+            str(row["both"]),
+            str(row["only_a"]),
+            str(row["only_b"]),
+            str(row["neither"]),
+            f"{100 * row['difference']:+.1f} pts",
+            f"{row['p_value']:.3g}",
+        )
+    console.print(table)
+    if result["only_in_a"] or result["only_in_b"]:
+        console.print(f"[dim]not paired: {result['only_in_a']} items only in A, {result['only_in_b']} only in B[/dim]")
+
+
+@app.command()
+def report(run: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
+    """Rewrite a run's summary.json and report.html from its results (for example after an interrupted run)."""
+    meta = run / "run.json"
+    if not meta.exists():
+        raise _fail(f"{run} is not a run folder (no run.json)")
+    config = RunConfig(**json.loads(meta.read_text(encoding="utf-8")))
+    summary = BfclRun(config, run, model=_NoModel()).finish()
+    console.print(summary_table(summary))
+
+
+class _NoModel:
+    """Stands in for the model when only the report is rebuilt: nothing is asked."""
+
+    name = "none"
+
+    async def request(self, messages: Any, tools: Any) -> Any:
+        raise RuntimeError("no model is used when rebuilding a report")
