@@ -18,6 +18,7 @@ from toollab import FunctionModel, ToolCall, call
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import load_category
 from toollab.eval.bfcl.schema import parameters_schema, safe_name, to_json_schema, tool_set
+from toollab.formats import FORMATS
 from toollab.interfaces.cli import app
 from toollab.models.http import RetryPolicy
 from toollab.models.openai_compatible import OpenAIModel
@@ -102,6 +103,14 @@ def test_ground_truth_scores_as_bfcl_data_allows(tmp_path, format):
     # one parallel_multiple answer in BFCL's data is unsatisfiable as written
     assert accuracy["parallel_multiple"][0] >= 198
     assert summary["categories"]["simple_python"]["operations"]["schema_valid"]["value"] == 1.0
+
+
+@pytest.mark.parametrize("format", sorted(set(FORMATS) - {"hermes", "pythonic"}))
+def test_ground_truth_through_every_other_format(tmp_path, format):
+    summary = run(
+        RunConfig(model="ground-truth", format=format, categories=[*BASELINE, "multi_turn_base"], limit=25), tmp_path
+    )
+    assert summary["accuracy"]["k"] == summary["items"] == 150, summary["categories"]
 
 
 def test_ground_truth_on_the_live_categories(tmp_path):
