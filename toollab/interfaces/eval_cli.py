@@ -14,6 +14,7 @@ from rich.table import Table
 
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
+from toollab.eval.bfcl.run import write_outputs
 from toollab.formats import FORMATS
 from toollab.models.registry import MODEL_FORMS
 
@@ -163,15 +164,5 @@ def report(run: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
     meta = run / "run.json"
     if not meta.exists():
         raise _fail(f"{run} is not a run folder (no run.json)")
-    config = RunConfig(**json.loads(meta.read_text(encoding="utf-8")))
-    summary = BfclRun(config, run, model=_NoModel()).finish()
+    summary = write_outputs(run, json.loads(meta.read_text(encoding="utf-8")))
     console.print(summary_table(summary))
-
-
-class _NoModel:
-    """Stands in for the model when only the report is rebuilt: nothing is asked."""
-
-    name = "none"
-
-    async def request(self, messages: Any, tools: Any) -> Any:
-        raise RuntimeError("no model is used when rebuilding a report")

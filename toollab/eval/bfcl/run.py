@@ -143,9 +143,14 @@ class BfclRun:
         return self.finish()
 
     def finish(self) -> dict[str, Any]:
-        """Write summary.json and report.html from every record in the folder."""
-        records = self.results.read()
-        summary = summarize(records, asdict(self.config))
-        (self.out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-        write_report(self.out / "report.html", summary, records)
-        return summary
+        return write_outputs(self.out, asdict(self.config))
+
+
+def write_outputs(out: str | Path, config: dict[str, Any]) -> dict[str, Any]:
+    """Write summary.json and report.html from every record in a run folder; returns the summary."""
+    out = Path(out)
+    records = ResultsFile(out / "results.jsonl").read()
+    summary = summarize(records, config)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_report(out / "report.html", summary, records)
+    return summary
