@@ -11,15 +11,41 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from toollab.formats import get_format
-from toollab.formats.base import Format, call_arguments, tools_json
-from toollab.harness.messages import AssistantMessage, Message, ToolResultMessage, Usage
+from toollab.formats.base import Format, call_arguments, name_in, tools_json
+from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.model import ModelError, ModelResponse
 from toollab.models import local_weights
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
+
+
+class TokenMatcher(Protocol):
+    """One decode's grammar state (see `toollab.constrain`)."""
+
+    stats: Any
+
+    def mask(self, logits: Any) -> None: ...
+    def accept(self, token: int) -> None: ...
+    def finished(self) -> bool: ...
+    def can_end(self) -> bool: ...
+
+
+class DecodeConstraint(Protocol):
+    """Makes a grammar matcher for each constrained decode (`toollab.constrain.ToolGrammar` is one)."""
+
+    def start(
+        self,
+        tools: Sequence[ToolSpec],
+        format: str,
+        tokenizer: Any,
+        vocab_size: int,
+        stop_ids: Sequence[int],
+        greedy: bool,
+        after_results: bool = False,
+    ) -> TokenMatcher: ...
 
 
 @dataclass
@@ -30,9 +56,10 @@ class Generation:
     prompt_tokens: int
     cached_tokens: int
     new_tokens: int
-    stop_reason: str  # "eos", "stop" (a stop sequence) or "length"
+    stop_reason: str  # "eos", "stop" (a stop sequence), "grammar" (a constraint's grammar ended) or "length"
     first_token_seconds: float
     decode_seconds: float
+    truncated: bool = False  # constrained, out of tokens in the middle of the grammar (a call left unfinished)
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -47,7 +74,9 @@ class LocalModel:
     """A local model. `path`: a model folder or a .gguf file; None is the embedded SmolLM2-135M-Instruct.
 
     `format` is the wire format for tool calls; when None, the model's own chat template is used if it renders
-    `tools=`, and `hermes` otherwise.
+    `tools=`, and `hermes` otherwise. `constraint` (a `toollab.constrain.ToolGrammar`) constrains every turn that
+    offers tools to well-formed, schema-valid calls; a call cut off by `max_new_tokens` then becomes a
+    "truncated" parse error, never a malformed call passed on.
     """
 
     def __init__(
@@ -61,6 +90,7 @@ class LocalModel:
         seed: int | None = None,
         stop: Sequence[str] = (),
         dtype: str = "auto",
+        constraint: DecodeConstraint | None = None,
     ):
         self.path = path
         self.format_name = format
@@ -71,6 +101,7 @@ class LocalModel:
         self.seed = seed
         self.stop = tuple(stop) + self.format.stop
         self.dtype = dtype
+        self.constraint = constraint
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._cache: Any = None  # the key-value cache of the last decode (LeanCache or transformers' DynamicCache)
@@ -123,29 +154,52 @@ class LocalModel:
             await asyncio.to_thread(self.load)  # the first load takes about 20 s: keep the event loop free
         text = self.prompt(messages, tools)
         try:
-            generation = await local_weights.on_torch_thread_async(self._generate, text, None)
+            after_results = bool(messages) and isinstance(messages[-1], ToolResultMessage)
+            generation, matcher = await local_weights.on_torch_thread_async(
+                self._generate_turn, text, tools, after_results
+            )
+        except ValueError as exc:  # a constraint that cannot serve this format or tool choice
+            raise ModelError(f"constrained decoding: {exc}", source="harness") from exc
         except Exception as exc:
             raise ModelError(f"local generation failed: {type(exc).__name__}: {exc}", source="harness") from exc
-        message = (
-            self.format.parse(generation.text, tools)
-            if tools
-            else AssistantMessage(content=generation.text.strip() or None, raw=generation.text)
-        )
+        if generation.truncated:
+            message = self._truncated(generation, tools)
+        elif tools:
+            message = self.format.parse(generation.text, tools)
+        else:
+            message = AssistantMessage(content=generation.text.strip() or None, raw=generation.text)
         usage = Usage(
             input_tokens=generation.prompt_tokens,
             output_tokens=generation.new_tokens,
             cached_input_tokens=generation.cached_tokens,
         )
-        return ModelResponse(
-            message,
-            usage,
-            raw=generation.text,
-            metadata={
-                "stop_reason": generation.stop_reason,
-                "first_token_seconds": generation.first_token_seconds,
-                "decode_seconds": generation.decode_seconds,
-            },
+        metadata: dict[str, Any] = {
+            "stop_reason": generation.stop_reason,
+            "first_token_seconds": generation.first_token_seconds,
+            "decode_seconds": generation.decode_seconds,
+        }
+        if matcher is not None:
+            metadata["grammar"] = matcher.stats.to_dict()
+        return ModelResponse(message, usage, raw=generation.text, metadata=metadata)
+
+    def _truncated(self, generation: Generation, tools: Sequence[ToolSpec]) -> AssistantMessage:
+        """A constrained turn cut off mid-call: its complete calls, and the unfinished one as a parse error."""
+        parsed = self.format.parse(generation.text, tools)
+        complete = [c for c in parsed.tool_calls if c.parse_error is None]
+        broken = [c for c in parsed.tool_calls if c.parse_error is not None]
+        if broken:
+            name, partial = broken[-1].name, broken[-1].arguments
+        elif complete:  # it reads as a call, but the grammar says it was not finished
+            last = complete.pop()
+            name, partial = last.name, last.arguments
+        else:
+            name, partial = name_in(generation.text), generation.text
+        error = (
+            f"truncated: the output reached max_new_tokens ({self.max_new_tokens}) before the call was complete; "
+            "write shorter arguments or raise max_new_tokens"
         )
+        unfinished = ToolCall(name=name, arguments=partial, parse_error=error)
+        return AssistantMessage(content=parsed.content, tool_calls=[*complete, unfinished], raw=generation.text)
 
     # ---- decoding -------------------------------------------------------------------------------------
 
@@ -153,7 +207,25 @@ class LocalModel:
         """Decode a continuation of `prompt`, reusing the cached prefix of the last decode."""
         return local_weights.on_torch_thread(self._generate, prompt, max_new_tokens)
 
-    def _generate(self, prompt: str, max_new_tokens: int | None) -> Generation:
+    def _generate_turn(
+        self, prompt: str, tools: Sequence[ToolSpec], after_results: bool
+    ) -> tuple[Generation, TokenMatcher | None]:
+        """One assistant turn, constrained when there is a constraint and the turn offers tools."""
+        matcher = None
+        if self.constraint is not None and tools:
+            loaded = self.load()
+            matcher = self.constraint.start(
+                tools,
+                self.format.name,
+                loaded.tokenizer,
+                loaded.model.config.vocab_size,
+                sorted(loaded.eos_ids),
+                greedy=self.temperature <= 0,
+                after_results=after_results,
+            )
+        return self._generate(prompt, None, matcher), matcher
+
+    def _generate(self, prompt: str, max_new_tokens: int | None, matcher: TokenMatcher | None = None) -> Generation:
         import torch
 
         loaded = self.load()
@@ -170,12 +242,19 @@ class LocalModel:
             generated: list[int] = []
             stop_reason, text = "length", ""
             while len(generated) < limit:
+                if matcher is not None:
+                    matcher.mask(logits)
                 token = self._pick(logits)
                 if token in loaded.eos_ids:
                     stop_reason = "eos"
                     break
                 generated.append(token)
                 text = tokenizer.decode(generated, skip_special_tokens=False)
+                if matcher is not None:
+                    matcher.accept(token)
+                    if matcher.finished():
+                        stop_reason = "grammar"
+                        break
                 hit = _first_stop(text, self.stop)
                 if hit is not None:
                     text, stop_reason = text[:hit], "stop"
@@ -185,8 +264,16 @@ class LocalModel:
                 logits = forward([token], None)
             decode = time.perf_counter() - started - first_token
             self._cache_ids = (ids + generated)[: self._cached_length()]
+        truncated = matcher is not None and stop_reason == "length" and not matcher.can_end()
         return Generation(
-            text, len(ids), reuse, len(generated) + (stop_reason == "eos"), stop_reason, first_token, decode
+            text,
+            len(ids),
+            reuse,
+            len(generated) + (stop_reason == "eos"),
+            stop_reason,
+            first_token,
+            decode,
+            truncated,
         )
 
     def _lean_forward(self, ids: list[int], reuse: int | None) -> Any:

@@ -1,0 +1,134 @@
+"""Grammars of constrained turns: what each format and tool choice accepts and refuses (xgrammar, no model)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import xgrammar as xgr
+
+from toollab.constrain import ToolChoice, pythonic_grammar, structural_tag
+from toollab.tools import ToolSpec
+
+ADD = ToolSpec(
+    "add",
+    "Add two numbers.",
+    {
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"],
+        "additionalProperties": False,
+    },
+)
+UNITS = ToolSpec(
+    "math.convert",
+    "Convert units.",
+    {
+        "type": "object",
+        "properties": {
+            "value": {"type": "integer"},
+            "unit": {"type": "string", "enum": ["km", "mi"]},
+            "exact": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["value", "unit"],
+        "additionalProperties": False,
+    },
+)
+TOOLS = [ADD, UNITS]
+
+
+def accepts(format: str, choice: ToolChoice, text: str, tools=TOOLS) -> bool:
+    grammar = xgr.Grammar.from_structural_tag(json.dumps(structural_tag(format, tools, choice)))
+    return xgr.testing._is_grammar_accept_string(grammar, text)
+
+
+def hermes(name, args):
+    return f'<tool_call>\n{{"name": "{name}", "arguments": {json.dumps(args)}}}\n</tool_call>'
+
+
+def text(name, args):
+    return f'CALL {{"tool": "{name}", "args": {json.dumps(args)}}}'
+
+
+def pythonic(*calls):
+    return "[" + ", ".join(calls) + "]"
+
+
+WRITERS = {
+    "hermes": (hermes("add", {"a": 1, "b": 2}), hermes("math.convert", {"value": 3, "unit": "km"})),
+    "text": (text("add", {"a": 1, "b": 2}), text("math.convert", {"value": 3, "unit": "km"})),
+    "pythonic": ("add(a=1, b=2)", "math.convert(value=3, unit='km')"),
+}
+
+
+def calls(format: str, *which: int) -> str:
+    parts = [WRITERS[format][i] for i in which]
+    return pythonic(*parts) if format == "pythonic" else "\n".join(parts)
+
+
+@pytest.mark.parametrize("format", ["hermes", "text", "pythonic"])
+def test_each_tool_choice_accepts_exactly_what_it_should(format):
+    one, two = calls(format, 0), calls(format, 0, 1)
+    prose = "I can answer that without a tool."
+    assert accepts(format, ToolChoice("auto"), one)
+    assert accepts(format, ToolChoice("auto"), prose)
+    assert accepts(format, ToolChoice("auto"), f"Let me add. {one}")
+    assert accepts(format, ToolChoice("auto"), two)
+    assert not accepts(format, ToolChoice("auto"), f"{one}\nand some text after the call")
+    assert accepts(format, ToolChoice("required"), one) and accepts(format, ToolChoice("required"), two)
+    assert not accepts(format, ToolChoice("required"), prose)
+    assert not accepts(format, ToolChoice("required"), f"Let me add. {one}")
+    assert not accepts(format, ToolChoice("required", parallel=False), two)
+    assert accepts(format, ToolChoice("none"), prose) and not accepts(format, ToolChoice("none"), one)
+    assert accepts(format, ToolChoice("math.convert"), calls(format, 1))
+    assert not accepts(format, ToolChoice("math.convert"), one)
+
+
+@pytest.mark.parametrize("format", ["hermes", "text"])
+def test_json_arguments_must_match_the_schema_exactly(format):
+    write = hermes if format == "hermes" else text
+    required = ToolChoice("required")
+    assert accepts(format, required, write("math.convert", {"value": 3, "unit": "mi", "exact": True, "tags": ["x"]}))
+    assert not accepts(format, required, write("math.convert", {"value": 3}))  # a required field missing
+    assert not accepts(format, required, write("math.convert", {"value": 3.5, "unit": "km"}))  # wrong type
+    assert not accepts(format, required, write("math.convert", {"value": 3, "unit": "m"}))  # not in the enum
+    assert not accepts(format, required, write("add", {"a": 1, "b": 2, "c": 3}))  # an extra field
+    assert not accepts(format, required, write("subtract", {"a": 1, "b": 2}))  # not an offered tool
+    pretty = '<tool_call>\n{"name": "add", "arguments": {\n    "a": 1,\n    "b": 2\n}}\n</tool_call>'
+    assert not accepts("hermes", required, pretty)  # no pretty-printing: it costs a small model tokens
+
+
+def test_pythonic_values_are_python_literals_of_the_schema_types():
+    required = ToolChoice("required")
+    ok = [
+        "[math.convert(value=3, unit='km')]",
+        "[math.convert(value=-3, unit='mi', exact=True, tags=['a', \"b\"])]",
+        "[add(a=1.5, b=2e3)]",
+    ]
+    bad = [
+        "[math.convert(unit='km')]",  # required value missing
+        "[math.convert(value=3.0, unit='km')]",  # a float for an integer
+        "[math.convert(value=3, unit='m')]",  # not in the enum
+        "[math.convert(value=3, unit='km', exact=true)]",  # JSON, not Python
+        "[math.convert(3, 'km')]",  # positional
+        "[add(a=1, b=2, c=3)]",  # an extra argument
+        "[math.convert(unit='km', value=3)]",  # out of the schema's order
+    ]
+    assert all(accepts("pythonic", required, s) for s in ok)
+    assert not any(accepts("pythonic", required, s) for s in bad)
+
+
+def test_pythonic_grammar_is_plain_ebnf():
+    grammar = pythonic_grammar([ADD], parallel=False)
+    assert grammar.startswith('root ::= "[" ') and "add(" in grammar
+    assert xgr.testing._is_grammar_accept_string(xgr.Grammar.from_ebnf(grammar), "[add(a=1, b=2)]")
+
+
+def test_bad_choices_and_formats_are_clear_errors():
+    with pytest.raises(ValueError, match="names no offered tool"):
+        structural_tag("hermes", TOOLS, ToolChoice("subtract"))
+    with pytest.raises(ValueError, match="supports the formats hermes, text, pythonic"):
+        structural_tag("mistral", TOOLS, ToolChoice("auto"))
+    with pytest.raises(ValueError, match="tool choice must be"):
+        ToolChoice.parse(" ")
