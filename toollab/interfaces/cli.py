@@ -11,11 +11,12 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from toollab.constrain import ToolGrammar
 from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus, events
 from toollab.interfaces import eval_cli
 from toollab.interfaces.loading import load_tools
-from toollab.models.registry import MODEL_FORMS, load_model
+from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.tools import add, calculator, multiply
 
 app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_is_help=True, add_completion=False)
@@ -85,9 +86,11 @@ def _load_with_progress(model: Any, quiet: bool) -> None:
             loaded = model.load()
     except ModelError as exc:
         raise _fail(str(exc)) from None
+    grammar = getattr(model, "constraint", None)
+    decoding = f"constrained (first turn: {grammar.choice.mode})" if grammar is not None else "unconstrained"
     out.print(
         f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.weights}), "
-        f"format {model.format.name}[/dim]"
+        f"format {model.format.name}, {decoding}[/dim]"
     )
 
 
@@ -124,10 +127,29 @@ def run(
     max_steps: Annotated[int, typer.Option(min=0, help="Rounds of tool calls before a final answer.")] = 10,
     log: Annotated[Path | None, typer.Option(help="Write the JSONL event log here.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the run result as one JSON object.")] = False,
+    constrained: Annotated[
+        bool | None,
+        typer.Option(
+            "--constrained/--no-constrained",
+            help="Grammar-constrained decoding; on by default for local models (HTTP backends have their own).",
+        ),
+    ] = None,
+    tool_choice: Annotated[
+        str,
+        typer.Option(
+            help="With --constrained, for the first turn: required (a tool or finish), auto, none or a tool name. "
+            "Turns after tool results are auto."
+        ),
+    ] = "required",
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
-        options = {"max_new_tokens": max_new_tokens} if model.startswith("local") else {}
+        local = is_local(model)
+        if constrained and not local:
+            raise ValueError("--constrained applies to local models; HTTP backends constrain on their side")
+        options: dict[str, Any] = {"max_new_tokens": max_new_tokens} if local else {}
+        if local and constrained is not False:
+            options["constraint"] = ToolGrammar(tool_choice)
         chosen = load_model(model, format=format, **options)
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
         agent = Agent(chosen, tool_set, max_steps=max_steps, on_event=None if json_output else RoundPrinter(console))
@@ -137,7 +159,7 @@ def run(
         console.print(
             "[dim]model: scripted (replays a fixed demo script; --model scripted:FILE.json for your own turns)[/dim]"
         )
-    if model.startswith("local"):
+    if local:
         _load_with_progress(chosen, quiet=json_output)
     result = agent.run_sync(prompt, log=log)
     if json_output:

@@ -16,7 +16,7 @@ from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
 from toollab.formats import FORMATS
-from toollab.models.registry import MODEL_FORMS
+from toollab.models.registry import MODEL_FORMS, is_local
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
 console = Console()
@@ -71,11 +71,21 @@ def bfcl(
     item_timeout: Annotated[
         float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")
     ] = None,
+    constrained: Annotated[
+        bool | None,
+        typer.Option(
+            "--constrained/--no-constrained",
+            help="Grammar-constrained decoding; on by default for local models (HTTP backends have their own).",
+        ),
+    ] = None,
+    tool_choice: Annotated[str, typer.Option(help="With --constrained: auto, required, none or a tool name.")] = "auto",
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
     chosen = [c.strip() for c in categories.split(",") if c.strip()]
-    folder = out or Path("runs") / f"bfcl-{model.replace(':', '-').replace('/', '-')}-{format or 'default'}"
+    constrained = is_local(model) if constrained is None else constrained
+    mode = "constrained" if constrained else "free"
+    folder = out or Path("runs") / f"bfcl-{model.replace(':', '-').replace('/', '-')}-{format or 'default'}-{mode}"
     config = RunConfig(
         model=model,
         categories=chosen,
@@ -84,6 +94,8 @@ def bfcl(
         max_new_tokens=max_new_tokens,
         concurrency=concurrency,
         item_timeout=item_timeout,
+        constrained=constrained,
+        tool_choice=tool_choice,
     )
     try:
         run = BfclRun(config, folder)

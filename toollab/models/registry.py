@@ -38,6 +38,11 @@ def load_script(path: str | Path) -> ScriptedModel:
         raise ValueError(f"the script {path} has a bad turn: {exc}") from None
 
 
+def is_local(spec: str) -> bool:
+    """Whether a model string names a local model (`local` or `local:PATH`)."""
+    return spec == "local" or spec.startswith("local:")
+
+
 def load_model(spec: str, *, format: str | None = None, **options: Any) -> Model:
     """A model from its string. `format` applies to local models; `options` go to the backend's constructor."""
     kind, _, rest = spec.partition(":")

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from toollab.constrain import ToolGrammar
 from toollab.eval.bfcl.data import Item, load
 from toollab.eval.bfcl.multi_turn import run_multi_turn
 from toollab.eval.bfcl.oracle import GroundTruthModel
@@ -28,7 +29,7 @@ from toollab.eval.results import ResultsFile
 from toollab.eval.summary import summarize
 from toollab.formats import get_format
 from toollab.harness import Model
-from toollab.models.registry import load_model
+from toollab.models.registry import is_local, load_model
 
 GROUND_TRUTH = "ground-truth"  # the model name of the self-check
 
@@ -44,13 +45,26 @@ class RunConfig:
     max_new_tokens: int = 192
     concurrency: int = 1
     item_timeout: float | None = None
+    constrained: bool = False  # grammar-constrained decoding (local models)
+    tool_choice: str = "auto"  # for constrained decoding: auto, required, none or a tool name
 
     def model_options(self) -> dict[str, Any]:
-        return {"max_new_tokens": self.max_new_tokens} if self.model.startswith("local") else {}
+        if not is_local(self.model):
+            if self.constrained:
+                raise ValueError("constrained decoding applies to local models; HTTP backends constrain on their side")
+            return {}
+        options: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
+        if self.constrained:
+            options["constraint"] = ToolGrammar(self.tool_choice)
+        return options
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resumption (the same items must mean the same thing)."""
-        return {"model": self.model, "format": self.format, "max_new_tokens": self.max_new_tokens}
+        return {name: getattr(self, name) for name in IDENTITY}
+
+
+# The fields that make two runs' items comparable; a run folder may only be resumed with the same values.
+IDENTITY = ("model", "format", "max_new_tokens", "constrained", "tool_choice")
 
 
 Progress = Callable[[dict[str, Any]], None]
@@ -78,7 +92,8 @@ class BfclRun:
         meta = self.out / "run.json"
         if meta.exists():
             before = json.loads(meta.read_text(encoding="utf-8"))
-            previous = {k: before.get(k) for k in self.config.identity()}
+            defaults = asdict(RunConfig(model="", categories=[]))
+            previous = {k: before.get(k, defaults[k]) for k in IDENTITY}
             if previous != self.config.identity():
                 raise ValueError(
                     f"{self.out} holds a run of {previous}; this one is {self.config.identity()}. "
