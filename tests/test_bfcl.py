@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from toollab import FunctionModel, ToolCall, call
 from toollab.eval import BfclRun, RunConfig, compare_runs
-from toollab.eval.bfcl import load_category
+from toollab.eval.bfcl import SINGLE_TURN, load_category
 from toollab.eval.bfcl.schema import parameters_schema, safe_name, to_json_schema, tool_set
 from toollab.formats import FORMATS
 from toollab.interfaces.cli import app
@@ -114,14 +114,7 @@ def test_ground_truth_through_every_other_format(tmp_path, format):
 
 
 def test_ground_truth_on_the_live_categories(tmp_path):
-    live = [
-        "live_simple",
-        "live_multiple",
-        "live_parallel",
-        "live_parallel_multiple",
-        "live_irrelevance",
-        "live_relevance",
-    ]
+    live = [c for c in SINGLE_TURN if c.startswith("live")]
     summary = run(RunConfig(model="ground-truth", format="hermes", categories=live), tmp_path)
     for name, c in summary["categories"].items():
         assert c["accuracy"]["value"] >= 0.99, (name, c["error_types"])

@@ -26,6 +26,7 @@ class GrammarStats:
 
     compile_seconds: float = 0.0
     cache_hit: bool = False
+    tokenizer_seconds: float = 0.0  # building xgrammar's view of the tokenizer (first use of a tokenizer only)
     mask_seconds: list[float] = field(default_factory=list)  # fill plus apply, per token
     full_masks: int = 0  # steps where the model's top token was not allowed and the whole mask was applied
 
@@ -33,6 +34,7 @@ class GrammarStats:
         return {
             "compile_seconds": self.compile_seconds,
             "cache_hit": self.cache_hit,
+            "tokenizer_seconds": self.tokenizer_seconds,
             "mask_seconds": self.mask_seconds,
             "full_masks": self.full_masks,
         }
@@ -135,11 +137,13 @@ class ToolGrammar:
         self._by_tokenizer: dict[int, _Compiled] = {}
         self._lock = threading.Lock()
 
-    def _compiled(self, tokenizer: Any, vocab_size: int, stop_ids: Sequence[int]) -> _Compiled:
+    def _compiled(self, tokenizer: Any, vocab_size: int, stop_ids: Sequence[int], stats: GrammarStats) -> _Compiled:
         with self._lock:
             entry = self._by_tokenizer.get(id(tokenizer))
             if entry is None:
+                started = time.perf_counter()
                 entry = self._by_tokenizer[id(tokenizer)] = _Compiled(tokenizer, vocab_size, stop_ids)
+                stats.tokenizer_seconds = time.perf_counter() - started
             return entry
 
     def start(
@@ -155,5 +159,6 @@ class ToolGrammar:
         """A fresh matcher for one decode of a turn offering `tools` in `format`."""
         stats = GrammarStats()
         choice = self.after_results if after_results else self.choice
-        compiled = self._compiled(tokenizer, vocab_size, stop_ids).get(structural_tag(format, tools, choice), stats)
+        tag = structural_tag(format, tools, choice)
+        compiled = self._compiled(tokenizer, vocab_size, stop_ids, stats).get(tag, stats)
         return GrammarMatcher(compiled, vocab_size, stop_ids, stats, greedy)

@@ -16,6 +16,7 @@ from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus, events
 from toollab.interfaces import eval_cli
 from toollab.interfaces.loading import load_tools
+from toollab.interfaces.options import Constrained, constrained_for
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.tools import add, calculator, multiply
 
@@ -127,13 +128,7 @@ def run(
     max_steps: Annotated[int, typer.Option(min=0, help="Rounds of tool calls before a final answer.")] = 10,
     log: Annotated[Path | None, typer.Option(help="Write the JSONL event log here.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the run result as one JSON object.")] = False,
-    constrained: Annotated[
-        bool | None,
-        typer.Option(
-            "--constrained/--no-constrained",
-            help="Grammar-constrained decoding; on by default for local models (HTTP backends have their own).",
-        ),
-    ] = None,
+    constrained: Constrained = None,
     tool_choice: Annotated[
         str,
         typer.Option(
@@ -145,10 +140,8 @@ def run(
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
         local = is_local(model)
-        if constrained and not local:
-            raise ValueError("--constrained applies to local models; HTTP backends constrain on their side")
         options: dict[str, Any] = {"max_new_tokens": max_new_tokens} if local else {}
-        if local and constrained is not False:
+        if constrained_for(model, constrained):
             options["constraint"] = ToolGrammar(tool_choice)
         chosen = load_model(model, format=format, **options)
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS

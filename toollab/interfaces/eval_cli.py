@@ -16,7 +16,8 @@ from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
 from toollab.formats import FORMATS
-from toollab.models.registry import MODEL_FORMS, is_local
+from toollab.interfaces.options import Constrained, constrained_for
+from toollab.models.registry import MODEL_FORMS
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
 console = Console()
@@ -71,19 +72,16 @@ def bfcl(
     item_timeout: Annotated[
         float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")
     ] = None,
-    constrained: Annotated[
-        bool | None,
-        typer.Option(
-            "--constrained/--no-constrained",
-            help="Grammar-constrained decoding; on by default for local models (HTTP backends have their own).",
-        ),
-    ] = None,
+    constrained: Constrained = None,
     tool_choice: Annotated[str, typer.Option(help="With --constrained: auto, required, none or a tool name.")] = "auto",
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
     chosen = [c.strip() for c in categories.split(",") if c.strip()]
-    constrained = is_local(model) if constrained is None else constrained
+    try:
+        constrained = constrained_for(model, constrained)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
     mode = "constrained" if constrained else "free"
     folder = out or Path("runs") / f"bfcl-{model.replace(':', '-').replace('/', '-')}-{format or 'default'}-{mode}"
     config = RunConfig(

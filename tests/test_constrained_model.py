@@ -1,0 +1,82 @@
+"""The embedded model, constrained: every call well-formed and schema-valid, the turn ends with the grammar, and
+a call cut off by the token budget is a "truncated" error (real model, small budgets)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from toollab import Agent, LocalModel, UserMessage, add, multiply
+from toollab.constrain import ToolGrammar
+from toollab.harness import errors
+from toollab.tools import ToolSpec
+
+pytestmark = pytest.mark.slow
+
+UNIT = ToolSpec(
+    "convert",
+    "Convert a distance.",
+    {
+        "type": "object",
+        "properties": {"value": {"type": "integer"}, "unit": {"type": "string", "enum": ["km", "mi"]}},
+        "required": ["value", "unit"],
+        "additionalProperties": False,
+    },
+)
+QUESTION = [UserMessage(content="What is 12 times 7?")]
+
+
+def ask(model: LocalModel, tools=(add.spec, multiply.spec), messages=QUESTION):
+    return asyncio.run(model.request(messages, list(tools)))
+
+
+@pytest.mark.parametrize("format", ["hermes", "pythonic", "text"])
+def test_required_turns_are_valid_calls_that_end_with_the_grammar(format):
+    model = LocalModel(format=format, max_new_tokens=80, constraint=ToolGrammar("required"))
+    for tools, question in [((add.spec, multiply.spec), "What is 12 times 7?"), ((UNIT,), "How far is 5 km in miles?")]:
+        response = ask(model, tools, [UserMessage(content=question)])
+        calls = response.message.tool_calls
+        assert calls and all(c.parse_error is None for c in calls), response.raw
+        specs = {t.name: t for t in tools}
+        for c in calls:
+            assert c.name in specs and set(c.arguments) == set(specs[c.name].parameters["required"])
+        if format == "pythonic":
+            assert response.raw.strip().endswith("]")  # nothing written after the call list
+        assert response.metadata["stop_reason"] in ("grammar", "eos")
+        assert response.metadata["grammar"]["mask_seconds"]
+
+
+def test_a_named_tool_and_none():
+    named = ask(LocalModel(max_new_tokens=60, constraint=ToolGrammar("multiply", parallel=False)))
+    assert [c.name for c in named.message.tool_calls] == ["multiply"]
+    assert named.metadata["stop_reason"] == "grammar"  # one call, then the grammar ends the turn
+    none = ask(LocalModel(max_new_tokens=30, constraint=ToolGrammar("none")))
+    assert none.message.tool_calls == [] and "<tool_call>" not in none.raw
+
+
+def test_a_cut_off_call_is_a_truncated_error_never_a_malformed_call():
+    response = ask(LocalModel(max_new_tokens=10, constraint=ToolGrammar("required")))
+    (call,) = response.message.tool_calls
+    assert call.parse_error.startswith("truncated: the output reached max_new_tokens (10)")
+    assert response.metadata["stop_reason"] == "length"
+    result = Agent(LocalModel(max_new_tokens=10, constraint=ToolGrammar("required")), [add], max_steps=1).run_sync(
+        "What is 2 + 2?"
+    )
+    first = result.tool_results[0]
+    assert first.is_error and first.error_kind == errors.PARSE_ERROR and "truncated" in first.content
+
+
+def test_the_compiled_grammar_is_cached_per_tool_set():
+    model = LocalModel(max_new_tokens=40, constraint=ToolGrammar("required"))
+    first, second = ask(model), ask(model)
+    assert second.metadata["grammar"]["cache_hit"] and second.metadata["grammar"]["compile_seconds"] == 0.0
+    assert not ask(model, (UNIT,)).metadata["grammar"]["cache_hit"]
+    assert first.metadata["grammar"]["compile_seconds"] >= 0.0
+
+
+def test_an_agent_run_calls_tools_then_answers():
+    model = LocalModel(max_new_tokens=96, constraint=ToolGrammar("required"))
+    result = Agent(model, [add, multiply], max_steps=3).run_sync("What is 12 times 7?")
+    assert result.tool_calls and all(c.parse_error is None for c in result.tool_calls[:1])
+    assert result.rounds[0].tool_calls >= 1  # the first turn had to act
