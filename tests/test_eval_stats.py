@@ -73,3 +73,24 @@ def test_trajectory_order_and_dependent_steps():
     assert swapped["in_order"] == pytest.approx(2 / 3)
     assert swapped["ordered_steps"] == 0.5  # cd->mkdir broken, mkdir->mv kept
     assert layers.trajectory([], expected) == {"in_order": 0.0, "ordered_steps": 0.0, "calls": 0, "expected_calls": 3}
+
+
+def test_failure_kinds_place_each_failure_in_a_layer():
+    from toollab.eval.summary import failure_kind
+
+    def record(valid=False, source="model", parse=0, calls=(), selection=None):
+        return {
+            "valid": valid,
+            "failure_source": None if valid else source,
+            "ops": {"parse_failures": parse},
+            "calls": list(calls),
+            "layers": {"selection": selection},
+        }
+
+    sel = {"precision": 1.0, "recall": 1.0, "missing": 0, "extra": 0}
+    assert failure_kind(record(valid=True)) is None
+    assert failure_kind(record(source="provider")) == "harness or provider"
+    assert failure_kind(record(parse=1)) == "unreadable"
+    assert failure_kind(record(selection={**sel, "missing": 1, "recall": 0.0})) == "no call"
+    assert failure_kind(record(calls=[{"name": "g"}], selection={**sel, "missing": 1, "extra": 1})) == "wrong tools"
+    assert failure_kind(record(calls=[{"name": "f"}], selection=sel)) == "wrong arguments"

@@ -146,6 +146,11 @@ def render(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
         for name, c in summary["categories"].items()
         for kind, count in c["error_types"].items()
     ]
+    kinds = [
+        [html.escape(name), html.escape(kind), str(count)]
+        for name, c in summary["categories"].items()
+        for kind, count in c["failure_kinds"].items()
+    ]
     ops = summary.get("operations", {})
     operations = [
         [html.escape(k), html.escape(json.dumps(ops.get(k)))]
@@ -154,6 +159,7 @@ def render(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
             "retries",
             "timeouts",
             "parse_failures",
+            "truncated",
             "schema_failures",
             "unknown_tools",
             "failures_by_source",
@@ -179,6 +185,7 @@ def render(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
         f"<code>{html.escape(json.dumps(config))}</code></p>"
         f"<h2>Accuracy by category</h2>{_table(head, _category_rows(summary))}"
         + "".join(_plots(summary, records))
+        + f"<h2>Where items failed</h2>{_table(['category', 'failure kind', 'items'], kinds)}"
         + f"<h2>Error types</h2>{_table(['category', 'BFCL error type', 'items'], errors)}"
         f"<h2>Operations</h2>{_table(['figure', 'value'], operations)}"
         f"<h2>Failing items</h2>{_failing(records)}"

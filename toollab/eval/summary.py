@@ -23,6 +23,24 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def failure_kind(record: dict[str, Any]) -> str | None:
+    """Where a failed item went wrong, by layer: "harness or provider" (no model output to judge), "unreadable"
+    (a call that could not be read, or was cut off), "no call", "wrong tools" (a tool missing, extra or
+    wrong), or "wrong arguments" (the right tools, wrong values). None for a passed item."""
+    if record["valid"]:
+        return None
+    if record["failure_source"] in ("harness", "provider"):
+        return "harness or provider"
+    if record["ops"]["parse_failures"]:
+        return "unreadable"
+    selection = record["layers"].get("selection")
+    if not record["calls"] and (selection is None or selection["missing"]):
+        return "no call"
+    if selection is not None and (selection["missing"] or selection["extra"]):
+        return "wrong tools"
+    return "wrong arguments"
+
+
 def _layers(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     selections = [r["layers"]["selection"] for r in records if r["layers"].get("selection")]
     arguments = [r["layers"]["arguments"] for r in records if r["layers"].get("arguments")]
@@ -70,6 +88,7 @@ def _operations(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "timeouts": sum(o["timeouts"] for o in ops),
         "calls": calls,
         "parse_failures": sum(o["parse_failures"] for o in ops),
+        "truncated": sum(o.get("truncated", 0) for o in ops),
         "schema_failures": sum(o["schema_failures"] for o in ops),
         "unknown_tools": sum(o["unknown_tools"] for o in ops),
         # of the calls the model wrote, how many were readable, and readable and valid against their schema
@@ -93,6 +112,7 @@ def summarize(records: Sequence[dict[str, Any]], config: dict[str, Any]) -> dict
         categories[name] = {
             "accuracy": Proportion(sum(bool(r["valid"]) for r in group), len(group)).to_dict(),
             "error_types": dict(Counter(r["error_type"] for r in group if not r["valid"]).most_common()),
+            "failure_kinds": dict(Counter(k for r in group if (k := failure_kind(r))).most_common()),
             "layers": _layers(group),
             "operations": _operations(group),
         }
@@ -103,6 +123,7 @@ def summarize(records: Sequence[dict[str, Any]], config: dict[str, Any]) -> dict
         "accuracy": Proportion(sum(bool(r["valid"]) for r in records), len(records)).to_dict(),
         # BFCL's own summaries average categories without weighting them by size
         "category_mean": sum(accuracies) / len(accuracies) if accuracies else None,
+        "failure_kinds": dict(Counter(k for r in records if (k := failure_kind(r))).most_common()),
         "categories": categories,
         "layers": _layers(records) if records else {},
         "operations": _operations(records) if records else {},

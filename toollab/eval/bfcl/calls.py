@@ -18,7 +18,8 @@ class ReadCalls:
     """A turn's calls as BFCL names them, with what could not be read and what broke its schema."""
 
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (BFCL name, arguments)
-    parse_failures: int = 0
+    parse_failures: int = 0  # truncated calls included
+    truncated: int = 0  # calls a constrained decode left unfinished at max_new_tokens
     schema_failures: int = 0
     unknown_tools: int = 0
 
@@ -42,6 +43,7 @@ def read_calls(calls: Sequence[ToolCall], tools: ToolSet) -> ReadCalls:
     for call in calls:
         if call.parse_error is not None:
             out.parse_failures += 1
+            out.truncated += call.parse_error.startswith("truncated")
             continue
         try:
             arguments = decode_arguments(call.arguments)

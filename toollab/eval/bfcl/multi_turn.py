@@ -53,7 +53,7 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
     steps: list[list[list[str]]] = []  # per turn, per model call, the calls as BFCL strings
     raw: list[str] = []
     totals = {"model_calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0}
-    parse_failures = schema_failures = unknown = 0
+    parse_failures = truncated = schema_failures = unknown = 0
     started = time.perf_counter()
     verdict: dict[str, Any] | None = None
     for turn in item.turns:
@@ -68,6 +68,7 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
             raw.append(message.raw if message.raw is not None else (message.content or ""))
             read = read_calls(message.tool_calls, specs)
             parse_failures += read.parse_failures
+            truncated += read.truncated
             schema_failures += read.schema_failures
             unknown += read.unknown_tools
             # what the harness refused (unknown tool, bad arguments) never reached the environment: the checker
@@ -112,6 +113,7 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
             "timeouts": 0,
             "calls": len(called),
             "parse_failures": parse_failures,
+            "truncated": truncated,
             "schema_failures": schema_failures,
             "unknown_tools": unknown,
             "stop_reasons": [],
