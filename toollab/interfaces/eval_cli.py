@@ -124,6 +124,8 @@ def bfcl(
 
         summary = asyncio.run(run.run(on_record))
     console.print(summary_table(summary))
+    kinds = ", ".join(f"{kind} {count}" for kind, count in summary["failure_kinds"].items())
+    console.print(f"where items failed: {kinds or 'nowhere'}")
     console.print(f"[dim]{folder}/results.jsonl, summary.json, report.html[/dim]")
 
 
