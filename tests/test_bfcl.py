@@ -367,3 +367,16 @@ def test_cli_self_check_and_resume_message(tmp_path):
     assert bad.exit_code == 2 and "unknown BFCL category" in bad.output
     rebuilt = CliRunner().invoke(app, ["eval", "report", str(tmp_path)])
     assert rebuilt.exit_code == 0 and "simple_python" in rebuilt.output
+
+
+def test_parse_and_schema_validity_count_every_call_attempt(tmp_path):
+    item = first_item("simple_python")
+    name = item.functions[0]["name"].replace(".", "_")
+    turn = [call(name, nonsense=1), ToolCall(name=name, arguments="{", parse_error="invalid JSON")]
+    summary = run(
+        RunConfig(model="m", categories=["simple_python"], limit=1), tmp_path, FunctionModel(lambda m, t: turn)
+    )
+    ops = summary["operations"]
+    assert ops["calls"] == 2 and ops["parse_failures"] == 1 and ops["schema_failures"] == 1
+    assert (ops["parse_valid"]["k"], ops["parse_valid"]["n"]) == (1, 2)
+    assert (ops["schema_valid"]["k"], ops["schema_valid"]["n"]) == (0, 2)

@@ -91,11 +91,11 @@ def _operations(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "truncated": sum(o.get("truncated", 0) for o in ops),
         "schema_failures": sum(o["schema_failures"] for o in ops),
         "unknown_tools": sum(o["unknown_tools"] for o in ops),
-        # of the calls the model wrote, how many were readable, and readable and valid against their schema
-        "parse_valid": Proportion(calls, calls + sum(o["parse_failures"] for o in ops)).to_dict(),
+        # of the calls the model wrote (`calls` counts every attempt), how many could be read, and how many were
+        # also valid calls of an offered tool
+        "parse_valid": Proportion(calls - sum(o["parse_failures"] for o in ops), calls).to_dict(),
         "schema_valid": Proportion(
-            calls - sum(o["schema_failures"] + o["unknown_tools"] for o in ops),
-            calls + sum(o["parse_failures"] for o in ops),
+            calls - sum(o["parse_failures"] + o["schema_failures"] + o["unknown_tools"] for o in ops), calls
         ).to_dict(),
         "stop_reasons": dict(Counter(s for o in ops for s in o.get("stop_reasons", []))),
         "failures_by_source": dict(Counter(r["failure_source"] for r in records if r["failure_source"])),

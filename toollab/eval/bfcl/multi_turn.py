@@ -53,7 +53,7 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
     steps: list[list[list[str]]] = []  # per turn, per model call, the calls as BFCL strings
     raw: list[str] = []
     totals = {"model_calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0}
-    parse_failures = truncated = schema_failures = unknown = 0
+    attempts = parse_failures = truncated = schema_failures = unknown = 0
     started = time.perf_counter()
     verdict: dict[str, Any] | None = None
     for turn in item.turns:
@@ -67,6 +67,7 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
                 continue
             raw.append(message.raw if message.raw is not None else (message.content or ""))
             read = read_calls(message.tool_calls, specs)
+            attempts += len(message.tool_calls)
             parse_failures += read.parse_failures
             truncated += read.truncated
             schema_failures += read.schema_failures
@@ -111,7 +112,7 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
             **totals,
             "retries": 0,
             "timeouts": 0,
-            "calls": len(called),
+            "calls": attempts,
             "parse_failures": parse_failures,
             "truncated": truncated,
             "schema_failures": schema_failures,

@@ -82,7 +82,7 @@ async def run_single_turn(item: Item, model: Model, *, keep_dots: bool) -> dict[
             "cached_input_tokens": response.usage.cached_input_tokens,
             "retries": int(response.metadata.get("retries", 0)),
             "timeouts": 0,
-            "calls": len(response.message.tool_calls),
+            "calls": len(response.message.tool_calls),  # every attempt, readable or not
             "parse_failures": read.parse_failures,
             "truncated": read.truncated,
             "schema_failures": read.schema_failures,
