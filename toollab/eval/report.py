@@ -37,13 +37,14 @@ def _plots(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[s
         return []
     out = []
     accuracy = [summary["categories"][c]["accuracy"] for c in categories]
-    figure, axis = plt.subplots(figsize=(7, 0.45 * len(categories) + 1.2))
+    figure, axis = plt.subplots(figsize=(7, 0.6 * len(categories) + 1.2))
     values = [100 * a["value"] for a in accuracy]
     errors = [
         [max(0.0, 100 * (a["value"] - a["low"])) for a in accuracy],
         [max(0.0, 100 * (a["high"] - a["value"])) for a in accuracy],
     ]
-    axis.barh(categories, values, xerr=errors, color="#4c78a8", capsize=3)
+    labels = [f"{c}\n{100 * a['value']:.1f}% ({a['k']}/{a['n']})" for c, a in zip(categories, accuracy, strict=True)]
+    axis.barh(labels, values, xerr=errors, color="#4c78a8", capsize=3)
     axis.set_xlim(0, 100)
     axis.invert_yaxis()
     axis.set_xlabel("accuracy, % (bars: Wilson 95% interval)")
@@ -53,17 +54,14 @@ def _plots(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[s
     for r in records:
         grouped[r["category"]].append(r["ops"])
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 0.45 * len(categories) + 1.6))
-    left.boxplot(
-        [[o["latency_seconds"] for o in grouped[c]] for c in categories],
-        orientation="horizontal",
-        tick_labels=categories,
-    )
-    left.invert_yaxis()
+    positions = list(range(1, len(categories) + 1))
+    left.boxplot([[o["latency_seconds"] for o in grouped[c]] for c in categories], orientation="horizontal")
+    right.boxplot([[o["output_tokens"] for o in grouped[c]] for c in categories], orientation="horizontal")
+    left.set_yticks(positions, categories)
+    right.set_yticks(positions, [""] * len(categories))
+    for side in (left, right):
+        side.invert_yaxis()
     left.set_xlabel("latency per item, s")
-    right.boxplot(
-        [[o["output_tokens"] for o in grouped[c]] for c in categories], orientation="horizontal", tick_labels=categories
-    )
-    right.invert_yaxis()
     right.set_xlabel("output tokens per item")
     out.append(_png(figure))
 
