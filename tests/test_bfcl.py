@@ -7,6 +7,7 @@ names mapped, executed in BFCL's environments for multi-turn) and must score wha
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 
 import jsonschema
@@ -299,6 +300,9 @@ def test_compare_pairs_items_and_tests_the_difference(tmp_path):
 
     write(tmp_path / "a", [True] * 10 + [False] * 10 + [True] * 5)
     write(tmp_path / "b", [True] * 10 + [True] * 10 + [False] * 5)
+    plain = tmp_path / "b" / "results.jsonl"  # a finished run may be kept compressed
+    (tmp_path / "b" / "results.jsonl.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    plain.unlink()
     result = compare_runs(tmp_path / "a", tmp_path / "b")
     row = result["all"]
     assert (row["both"], row["only_a"], row["only_b"], row["neither"]) == (10, 5, 10, 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,12 @@ class ResultsFile:
         self.path = Path(path)
 
     def read(self) -> list[dict[str, Any]]:
-        """Every record; a line torn by a killed process is skipped (its item runs again)."""
+        """Every record; a line torn by a killed process is skipped (its item runs again). A finished run kept
+        as `results.jsonl.gz` (as in the repository's evals/) is read from there."""
+        packed = self.path.with_name(self.path.name + ".gz")
+        if not self.path.exists() and packed.exists():
+            with gzip.open(packed, "rt", encoding="utf-8") as f:
+                return [json.loads(line) for line in f if line.strip()]
         if not self.path.exists():
             return []
         return read_jsonl(self.path, "id")
