@@ -117,3 +117,18 @@ def test_json_run_with_the_embedded_model_in_the_text_format():
     data = json.loads(out.stdout)  # stdout holds the JSON object only; the loading note goes to stderr
     assert data["status"] in ("completed", "max_steps")
     assert data["usage"][0]["usage"]["input_tokens"] > 100 and data["usage"][0]["usage"]["output_tokens"] > 0
+
+
+@pytest.mark.slow
+def test_run_constrains_local_models_by_default():
+    out = toollab("run", "What is 2 + 2?", "--max-new-tokens", "48", "--max-steps", "1")
+    assert out.returncode == 0, out.stderr
+    assert "constrained (first turn: required)" in out.stdout
+    assert "call " in out.stdout  # the first turn had to call a tool (or finish)
+    free = toollab("run", "What is 2 + 2?", "--max-new-tokens", "8", "--max-steps", "1", "--no-constrained")
+    assert free.returncode == 0 and "unconstrained" in free.stdout
+
+
+def test_constrained_is_refused_for_http_models():
+    out = toollab("run", "x", "--model", "openai:gpt-4o-mini", "--constrained")
+    assert out.returncode == 2 and "applies to local models" in out.stderr

@@ -33,17 +33,17 @@ def ask(model: LocalModel, tools=(add.spec, multiply.spec), messages=QUESTION):
 
 @pytest.mark.parametrize("format", ["hermes", "pythonic", "text"])
 def test_required_turns_are_valid_calls_that_end_with_the_grammar(format):
-    model = LocalModel(format=format, max_new_tokens=80, constraint=ToolGrammar("required"))
+    # one call a turn: the grammar then ends the turn right after it (in parallel mode a small model tends to
+    # repeat its call until the budget runs out, which the next test covers)
+    model = LocalModel(format=format, max_new_tokens=80, constraint=ToolGrammar("required", parallel=False))
     for tools, question in [((add.spec, multiply.spec), "What is 12 times 7?"), ((UNIT,), "How far is 5 km in miles?")]:
         response = ask(model, tools, [UserMessage(content=question)])
-        calls = response.message.tool_calls
-        assert calls and all(c.parse_error is None for c in calls), response.raw
-        specs = {t.name: t for t in tools}
-        for c in calls:
-            assert c.name in specs and set(c.arguments) == set(specs[c.name].parameters["required"])
-        if format == "pythonic":
-            assert response.raw.strip().endswith("]")  # nothing written after the call list
-        assert response.metadata["stop_reason"] in ("grammar", "eos")
+        (call,) = response.message.tool_calls
+        assert call.parse_error is None, response.raw
+        spec = {t.name: t for t in tools}[call.name]
+        assert set(call.arguments) >= set(spec.parameters["required"])
+        assert set(call.arguments) <= set(spec.parameters["properties"])
+        assert response.metadata["stop_reason"] == "grammar"  # nothing written after the call
         assert response.metadata["grammar"]["mask_seconds"]
 
 
