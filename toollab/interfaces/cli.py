@@ -16,7 +16,7 @@ from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus, events
 from toollab.interfaces import eval_cli
 from toollab.interfaces.loading import load_tools
-from toollab.interfaces.options import Constrained, constrained_for
+from toollab.interfaces.options import Constrained, Parallel, constrained_for
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.tools import add, calculator, multiply
 
@@ -136,13 +136,14 @@ def run(
             "Turns after tool results are auto."
         ),
     ] = "required",
+    parallel: Parallel = True,
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
         local = is_local(model)
         options: dict[str, Any] = {"max_new_tokens": max_new_tokens} if local else {}
         if constrained_for(model, constrained):
-            options["constraint"] = ToolGrammar(tool_choice)
+            options["constraint"] = ToolGrammar(tool_choice, parallel=parallel)
         chosen = load_model(model, format=format, **options)
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
         agent = Agent(chosen, tool_set, max_steps=max_steps, on_event=None if json_output else RoundPrinter(console))

@@ -16,7 +16,7 @@ from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
 from toollab.formats import FORMATS
-from toollab.interfaces.options import Constrained, constrained_for
+from toollab.interfaces.options import Constrained, Parallel, constrained_for
 from toollab.models.registry import MODEL_FORMS
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
@@ -74,6 +74,7 @@ def bfcl(
     ] = None,
     constrained: Constrained = None,
     tool_choice: Annotated[str, typer.Option(help="With --constrained: auto, required, none or a tool name.")] = "auto",
+    parallel: Parallel = True,
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
@@ -94,6 +95,7 @@ def bfcl(
         item_timeout=item_timeout,
         constrained=constrained,
         tool_choice=tool_choice,
+        parallel=parallel,
     )
     try:
         run = BfclRun(config, folder)

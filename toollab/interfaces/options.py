@@ -16,6 +16,10 @@ Constrained = Annotated[
     ),
 ]
 
+Parallel = Annotated[
+    bool, typer.Option("--parallel/--one-call", help="With --constrained: several calls in a turn, or one.")
+]
+
 
 def constrained_for(model: str, flag: bool | None) -> bool:
     """Whether to constrain `model`: the flag if given, else on for local models. HTTP backends are refused."""

@@ -47,6 +47,7 @@ class RunConfig:
     item_timeout: float | None = None
     constrained: bool = False  # grammar-constrained decoding (local models)
     tool_choice: str = "auto"  # for constrained decoding: auto, required, none or a tool name
+    parallel: bool = True  # for constrained decoding: several calls in one turn
 
     def model_options(self) -> dict[str, Any]:
         if not is_local(self.model):
@@ -55,7 +56,7 @@ class RunConfig:
             return {}
         options: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
         if self.constrained:
-            options["constraint"] = ToolGrammar(self.tool_choice)
+            options["constraint"] = ToolGrammar(self.tool_choice, parallel=self.parallel)
         return options
 
     def identity(self) -> dict[str, Any]:
@@ -64,7 +65,7 @@ class RunConfig:
 
 
 # The fields that make two runs' items comparable; a run folder may only be resumed with the same values.
-IDENTITY = ("model", "format", "max_new_tokens", "constrained", "tool_choice")
+IDENTITY = ("model", "format", "max_new_tokens", "constrained", "tool_choice", "parallel")
 
 
 Progress = Callable[[dict[str, Any]], None]
