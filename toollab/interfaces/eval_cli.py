@@ -153,19 +153,17 @@ def compare(
         print(json.dumps(result, indent=2))
         return
     table = Table(title=f"A = {run_a}   B = {run_b}")
-    _columns(table, "pairs", "A", "B", "both", "only A", "only B", "neither", "B - A", "McNemar p")
+    _columns(table, "pairs", "A", "B", "only A", "only B", "B-A pts", "McNemar p")
     for name, row in [*result["categories"].items(), ("all", result["all"])]:
         table.add_row(
             name,
             str(row["n"]),
-            _pct(row["a"]),
-            _pct(row["b"]),
-            str(row["both"]),
+            f"{100 * row['a']['value']:.1f}%",
+            f"{100 * row['b']['value']:.1f}%",
             str(row["only_a"]),
             str(row["only_b"]),
-            str(row["neither"]),
-            f"{100 * row['difference']:+.1f} pts",
-            f"{row['p_value']:.3g}",
+            f"{100 * row['difference']:+.1f}",
+            f"{row['p_value']:.2g}",
         )
     console.print(table)
     if result["only_in_a"] or result["only_in_b"]:
