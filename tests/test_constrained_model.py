@@ -70,9 +70,9 @@ def test_a_cut_off_call_is_a_truncated_error_never_a_malformed_call():
 def test_the_compiled_grammar_is_cached_per_tool_set():
     model = LocalModel(max_new_tokens=40, constraint=ToolGrammar("required"))
     first, second = ask(model), ask(model)
-    assert second.metadata["grammar"]["cache_hit"] and second.metadata["grammar"]["compile_seconds"] == 0.0
+    assert second.metadata["grammar"]["cache_hit"] and not first.metadata["grammar"]["cache_hit"]
     assert not ask(model, (UNIT,)).metadata["grammar"]["cache_hit"]
-    assert first.metadata["grammar"]["compile_seconds"] >= 0.0
+    assert first.metadata["grammar"]["compile_seconds"] > 0.0
 
 
 def test_an_agent_run_calls_tools_then_answers():
