@@ -3,6 +3,7 @@
 A model never runs a tool: it proposes a call, and the harness decides whether and how to run it.
 """
 
+from toollab.constrain import ToolChoice, ToolGrammar
 from toollab.eval import BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval
 from toollab.formats import Format, from_anthropic, from_openai, get_format, to_anthropic, to_openai
 from toollab.harness import (
@@ -68,7 +69,9 @@ __all__ = [
     "SystemMessage",
     "Tool",
     "ToolCall",
+    "ToolChoice",
     "ToolError",
+    "ToolGrammar",
     "ToolResultMessage",
     "ToolSpec",
     "Usage",
