@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toollab.eval.bfcl.schema import ToolSet
-from toollab.harness import ToolCall
+from toollab.harness import ToolCall, Usage
 from toollab.harness.dispatch import decode_arguments
 from toollab.tools.validation import ArgumentValidator
 
@@ -18,6 +18,7 @@ class ReadCalls:
     """A turn's calls as BFCL names them, with what could not be read and what broke its schema."""
 
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (BFCL name, arguments)
+    attempts: int = 0  # every call written, readable or not
     parse_failures: int = 0  # truncated calls included
     truncated: int = 0  # calls a constrained decode left unfinished at max_new_tokens
     schema_failures: int = 0
@@ -26,6 +27,14 @@ class ReadCalls:
     @property
     def bfcl_output(self) -> list[dict[str, dict[str, Any]]]:
         return [{name: arguments} for name, arguments in self.calls]
+
+    def count(self, other: ReadCalls) -> None:
+        """Add another turn's counts to these (the calls themselves are not kept)."""
+        self.attempts += other.attempts
+        self.parse_failures += other.parse_failures
+        self.truncated += other.truncated
+        self.schema_failures += other.schema_failures
+        self.unknown_tools += other.unknown_tools
 
     def strings(self) -> list[str]:
         """Each call as Python source, as BFCL's multi-turn executor runs them."""
@@ -38,7 +47,7 @@ def call_string(name: str, arguments: dict[str, Any]) -> str:
 
 def read_calls(calls: Sequence[ToolCall], tools: ToolSet) -> ReadCalls:
     """Decode arguments, map names back to BFCL's and check each call against the schema the model was shown."""
-    out = ReadCalls()
+    out = ReadCalls(attempts=len(calls))
     schemas = {s.name: s.parameters for s in tools.specs}
     for call in calls:
         if call.parse_error is not None:
@@ -59,6 +68,34 @@ def read_calls(calls: Sequence[ToolCall], tools: ToolSet) -> ReadCalls:
             out.schema_failures += 1
         out.calls.append((tools.bfcl_name(call.name), arguments))
     return out
+
+
+def operations(
+    seconds: float,
+    usage: Usage,
+    model_calls: int,
+    read: ReadCalls,
+    *,
+    retries: int = 0,
+    timeouts: int = 0,
+    stop_reasons: Sequence[str] = (),
+) -> dict[str, Any]:
+    """An item's operational record: time, requests, tokens, and what became of the calls written."""
+    return {
+        "latency_seconds": seconds,
+        "model_calls": model_calls,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cached_input_tokens": usage.cached_input_tokens,
+        "retries": retries,
+        "timeouts": timeouts,
+        "calls": read.attempts,
+        "parse_failures": read.parse_failures,
+        "truncated": read.truncated,
+        "schema_failures": read.schema_failures,
+        "unknown_tools": read.unknown_tools,
+        "stop_reasons": list(stop_reasons),
+    }
 
 
 def _fits(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:

@@ -11,12 +11,12 @@ import time
 from typing import Any
 
 from toollab.eval import layers
-from toollab.eval.bfcl.calls import call_string, read_calls
+from toollab.eval.bfcl.calls import ReadCalls, call_string, operations, read_calls
 from toollab.eval.bfcl.checker import check_multi_turn, execute
 from toollab.eval.bfcl.data import Item
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import failed, to_messages
-from toollab.harness import Agent, AssistantMessage, Message, Model, RunStatus, ToolResultMessage, errors
+from toollab.harness import Agent, AssistantMessage, Message, Model, RunStatus, ToolResultMessage, Usage, errors
 from toollab.harness.messages import MESSAGES_ADAPTER
 from toollab.tools import Tool
 
@@ -52,8 +52,9 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
     history: list[Message] = []
     steps: list[list[list[str]]] = []  # per turn, per model call, the calls as BFCL strings
     raw: list[str] = []
-    totals = {"model_calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0}
-    attempts = parse_failures = truncated = schema_failures = unknown = 0
+    usage = Usage()
+    model_calls = 0
+    counts = ReadCalls()
     started = time.perf_counter()
     verdict: dict[str, Any] | None = None
     for turn in item.turns:
@@ -66,22 +67,15 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
             if not isinstance(message, AssistantMessage):
                 continue
             raw.append(message.raw if message.raw is not None else (message.content or ""))
-            read = read_calls(message.tool_calls, specs)
-            attempts += len(message.tool_calls)
-            parse_failures += read.parse_failures
-            truncated += read.truncated
-            schema_failures += read.schema_failures
-            unknown += read.unknown_tools
+            counts.count(read_calls(message.tool_calls, specs))
             # what the harness refused (unknown tool, bad arguments) never reached the environment: the checker
             # must replay exactly what ran
             executed = read_calls([c for c in message.tool_calls if c.id in ran], specs)
             if executed.calls:
                 turn_steps.append(executed.strings())
         steps.append(turn_steps)
-        totals["model_calls"] += len(result.rounds)
-        totals["input_tokens"] += result.usage.input_tokens
-        totals["output_tokens"] += result.usage.output_tokens
-        totals["cached_input_tokens"] += result.usage.cached_input_tokens
+        model_calls += len(result.rounds)
+        usage += result.usage
         if result.status == RunStatus.MODEL_ERROR:
             return failed(
                 result.error or "model error", result.error_source or "provider", time.perf_counter() - started
@@ -107,18 +101,7 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
             "arguments": None,
             "trajectory": layers.trajectory(called, expected),
         },
-        "ops": {
-            "latency_seconds": latency,
-            **totals,
-            "retries": 0,
-            "timeouts": 0,
-            "calls": attempts,
-            "parse_failures": parse_failures,
-            "truncated": truncated,
-            "schema_failures": schema_failures,
-            "unknown_tools": unknown,
-            "stop_reasons": [],
-        },
+        "ops": operations(latency, usage, model_calls, counts),
         "failure_source": None if verdict["valid"] else "model",
     }
 

@@ -7,11 +7,11 @@ import time
 from typing import Any
 
 from toollab.eval import layers
-from toollab.eval.bfcl.calls import read_calls
+from toollab.eval.bfcl.calls import ReadCalls, operations, read_calls
 from toollab.eval.bfcl.checker import check_ast, check_relevance
 from toollab.eval.bfcl.data import RELEVANCE, Item
 from toollab.eval.bfcl.schema import ToolSet, tool_set
-from toollab.harness import Message, Model, ModelError, SystemMessage, UserMessage
+from toollab.harness import Message, Model, ModelError, SystemMessage, Usage, UserMessage
 from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage
 
 
@@ -74,21 +74,14 @@ async def run_single_turn(item: Item, model: Model, *, keep_dots: bool) -> dict[
             else layers.selection(called_names, [name for name, _ in expected]),
             "arguments": layers.arguments(read.calls, expected) if expected else None,
         },
-        "ops": {
-            "latency_seconds": latency,
-            "model_calls": 1,
-            "input_tokens": response.usage.input_tokens,
-            "output_tokens": response.usage.output_tokens,
-            "cached_input_tokens": response.usage.cached_input_tokens,
-            "retries": int(response.metadata.get("retries", 0)),
-            "timeouts": 0,
-            "calls": len(response.message.tool_calls),  # every attempt, readable or not
-            "parse_failures": read.parse_failures,
-            "truncated": read.truncated,
-            "schema_failures": read.schema_failures,
-            "unknown_tools": read.unknown_tools,
-            "stop_reasons": [response.metadata["stop_reason"]] if "stop_reason" in response.metadata else [],
-        },
+        "ops": operations(
+            latency,
+            response.usage,
+            1,
+            read,
+            retries=int(response.metadata.get("retries", 0)),
+            stop_reasons=[response.metadata["stop_reason"]] if "stop_reason" in response.metadata else [],
+        ),
         "failure_source": None if verdict["valid"] else "model",
     }
 
@@ -102,20 +95,6 @@ def failed(message: str, source: str, seconds: float, error_type: str = "model_e
         "error_type": f"{error_type}:{source}",
         "errors": [message[:500]],
         "layers": {"selection": None, "arguments": None},
-        "ops": {
-            "latency_seconds": seconds,
-            "model_calls": 1,
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "cached_input_tokens": 0,
-            "retries": 0,
-            "timeouts": 1 if error_type == "timeout" else 0,
-            "calls": 0,
-            "parse_failures": 0,
-            "truncated": 0,
-            "schema_failures": 0,
-            "unknown_tools": 0,
-            "stop_reasons": [],
-        },
+        "ops": operations(seconds, Usage(), 1, ReadCalls(), timeouts=1 if error_type == "timeout" else 0),
         "failure_source": source,
     }
