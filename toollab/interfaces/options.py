@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from toollab.models.registry import is_local
+from toollab.models.registry import is_local, require_local
 
 Constrained = Annotated[
     bool | None,
@@ -23,6 +23,6 @@ Parallel = Annotated[
 
 def constrained_for(model: str, flag: bool | None) -> bool:
     """Whether to constrain `model`: the flag if given, else on for local models. HTTP backends are refused."""
-    if flag and not is_local(model):
-        raise ValueError("--constrained applies to local models; HTTP backends constrain on their side")
+    if flag:
+        require_local(model)
     return is_local(model) if flag is None else flag

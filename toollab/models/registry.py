@@ -43,6 +43,14 @@ def is_local(spec: str) -> bool:
     return spec == "local" or spec.startswith("local:")
 
 
+def require_local(spec: str) -> None:
+    """Constrained decoding is for local models: HTTP backends constrain (or not) on the provider's side."""
+    if not is_local(spec):
+        raise ValueError(
+            f"constrained decoding applies to local models, not {spec!r}; HTTP backends constrain on their side"
+        )
+
+
 def load_model(spec: str, *, format: str | None = None, **options: Any) -> Model:
     """A model from its string. `format` applies to local models; `options` go to the backend's constructor."""
     kind, _, rest = spec.partition(":")

@@ -29,7 +29,7 @@ from toollab.eval.results import ResultsFile
 from toollab.eval.summary import summarize
 from toollab.formats import get_format
 from toollab.harness import Model
-from toollab.models.registry import is_local, load_model
+from toollab.models.registry import is_local, load_model, require_local
 
 GROUND_TRUTH = "ground-truth"  # the model name of the self-check
 
@@ -50,9 +50,9 @@ class RunConfig:
     parallel: bool = True  # for constrained decoding: several calls in one turn
 
     def model_options(self) -> dict[str, Any]:
+        if self.constrained:
+            require_local(self.model)
         if not is_local(self.model):
-            if self.constrained:
-                raise ValueError("constrained decoding applies to local models; HTTP backends constrain on their side")
             return {}
         options: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
         if self.constrained:
