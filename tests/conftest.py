@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,3 +29,15 @@ def assert_history_consistent(messages: Sequence[Message]) -> None:
 
 def results_by_id(messages: Sequence[Any]) -> dict[str, ToolResultMessage]:
     return {m.call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+
+
+def toollab(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The real command line in a subprocess, with a wide terminal and no inherited environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "toollab", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"},
+    )

@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from conftest import toollab
 
 from toollab import read_events
-
-
-def toollab(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "toollab", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"},
-    )
 
 
 def test_run_shows_each_round_and_the_answer():

@@ -8,13 +8,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "toollab"
 LEVEL = {"tools": 0, "harness": 1, "formats": 2, "models": 2, "constrain": 2, "interfaces": 3, "eval": 3, "lab": 3}
 # Same-level packages that may use each other: the local and HTTP backends speak the wire formats; the command
-# line fronts the evaluation and the lab (which never import it back).
+# line fronts the evaluation and the lab (which never import it back); the lab reports with the evaluation's
+# statistics.
 ALLOWED_SIDEWAYS = {
     ("models", "formats"),
     ("constrain", "formats"),
     ("constrain", "models"),
     ("interfaces", "eval"),
     ("interfaces", "lab"),
+    ("lab", "eval"),
 }
 
 

@@ -26,6 +26,7 @@ from toollab.harness import (
     UserMessage,
     read_events,
 )
+from toollab.lab import Knobs, SimulatedModel, countries_tools, generate_tasks
 from toollab.models import (
     AnthropicModel,
     FunctionModel,
@@ -53,6 +54,7 @@ __all__ = [
     "Format",
     "FunctionModel",
     "InvalidArguments",
+    "Knobs",
     "LocalModel",
     "Message",
     "Model",
@@ -66,6 +68,7 @@ __all__ = [
     "RunResult",
     "RunStatus",
     "ScriptedModel",
+    "SimulatedModel",
     "SystemMessage",
     "Tool",
     "ToolCall",
@@ -80,8 +83,10 @@ __all__ = [
     "calculator",
     "call",
     "compare_runs",
+    "countries_tools",
     "from_anthropic",
     "from_openai",
+    "generate_tasks",
     "get_format",
     "load_model",
     "mcnemar_exact",

@@ -14,14 +14,16 @@ from rich.text import Text
 from toollab.constrain import ToolGrammar
 from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus, events
-from toollab.interfaces import eval_cli
-from toollab.interfaces.loading import load_tools
+from toollab.harness.model import ModelError
+from toollab.interfaces import eval_cli, lab_cli
+from toollab.interfaces.loading import load_local, load_tools
 from toollab.interfaces.options import Constrained, Parallel, constrained_for
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.tools import add, calculator, multiply
 
 app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_is_help=True, add_completion=False)
 app.add_typer(eval_cli.app, name="eval")
+app.command("lab")(lab_cli.lab)
 console = Console()
 errors = Console(stderr=True)
 
@@ -73,26 +75,6 @@ class RoundPrinter:
             )
         elif kind == events.MESSAGE:
             self.out.print(f"[yellow]harness[/yellow]: {event['message']['content']}")
-
-
-def _load_with_progress(model: Any, quiet: bool) -> None:
-    """Load a local model's weights before the run, saying so: the first load takes about 20 s."""
-    from toollab.harness.model import ModelError
-
-    if model.is_loaded():
-        return
-    out = errors if quiet else console
-    try:
-        with out.status(f"Loading {model.display_name} (once per process, about 20 s on two cores)..."):
-            loaded = model.load()
-    except ModelError as exc:
-        raise _fail(str(exc)) from None
-    grammar = getattr(model, "constraint", None)
-    decoding = f"constrained (first turn: {grammar.choice.mode})" if grammar is not None else "unconstrained"
-    out.print(
-        f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.weights}), "
-        f"format {model.format.name}, {decoding}[/dim]"
-    )
 
 
 def _summary(result: RunResult) -> str:
@@ -154,7 +136,10 @@ def run(
             "[dim]model: scripted (replays a fixed demo script; --model scripted:FILE.json for your own turns)[/dim]"
         )
     if local:
-        _load_with_progress(chosen, quiet=json_output)
+        try:
+            load_local(chosen, errors if json_output else console)
+        except ModelError as exc:
+            raise _fail(str(exc)) from None
     result = agent.run_sync(prompt, log=log)
     if json_output:
         print(json.dumps(result_json(result), ensure_ascii=False))

@@ -9,13 +9,14 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
 from toollab.formats import FORMATS
+from toollab.harness.model import ModelError
+from toollab.interfaces.loading import load_local, progress_bar
 from toollab.interfaces.options import Constrained, Parallel, constrained_for
 from toollab.models.registry import MODEL_FORMS
 
@@ -104,18 +105,12 @@ def bfcl(
     pending = run.pending
     if len(pending) < len(run.items):
         console.print(f"resuming {folder}: {len(run.items) - len(pending)} items done, {len(pending)} to go")
-    _load_local(run.model)
+    try:
+        load_local(run.model, console)
+    except ModelError as exc:
+        raise _fail(str(exc)) from None
     right = done = 0
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("accuracy so far {task.fields[accuracy]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console) as progress:
+    with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
         task = progress.add_task("BFCL", total=len(pending), accuracy="–")
 
         def on_record(record: dict[str, Any]) -> None:
@@ -129,13 +124,6 @@ def bfcl(
     kinds = ", ".join(f"{kind} {count}" for kind, count in summary["failure_kinds"].items())
     console.print(f"where items failed: {kinds or 'nowhere'}")
     console.print(f"[dim]{folder}/results.jsonl, summary.json, report.html[/dim]")
-
-
-def _load_local(model: Any) -> None:
-    if model is None or not hasattr(model, "is_loaded") or model.is_loaded():
-        return
-    with console.status(f"Loading {model.display_name} (once per process, about 20 s on two cores)..."):
-        model.load()
 
 
 @app.command()

@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
 from toollab.tools import Tool
 
 
@@ -51,3 +54,34 @@ def as_tools(obj: Any) -> list[Tool]:
 
 def load_tools(ref: str) -> list[Tool]:
     return as_tools(load_object(ref))
+
+
+def load_local(model: Any, out: Console) -> None:
+    """Load a local model's weights before the work starts, saying so (the first load takes about 20 s).
+
+    Models without weights to load pass through. Raises ModelError when the weights cannot be loaded.
+    """
+    if model is None or not hasattr(model, "is_loaded") or model.is_loaded():
+        return
+    with out.status(f"Loading {model.display_name} (once per process, about 20 s on two cores)..."):
+        loaded = model.load()
+    grammar = getattr(model, "constraint", None)
+    decoding = f"constrained (first turn: {grammar.choice.mode})" if grammar is not None else "unconstrained"
+    out.print(
+        f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.weights}), "
+        f"format {model.format.name}, {decoding}[/dim]"
+    )
+
+
+def progress_bar(out: Console, *fields: str) -> Progress:
+    """A progress bar with count, elapsed time and ETA, plus `fields` (rich markup naming task fields)."""
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        *(TextColumn(f) for f in fields),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    return Progress(*columns, console=out)

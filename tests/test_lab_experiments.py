@@ -1,0 +1,182 @@
+"""The simulated model and the lab's experiments: each runs, and its headline comparison comes out in the
+direction its mechanism predicts. Two seeds each, so that no direction rests on one lucky draw."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from toollab.harness import Agent
+from toollab.harness.messages import ToolResultMessage
+from toollab.lab import EXPERIMENTS, Knobs, Settings, SimulatedModel, countries_tools, generate_tasks, react
+from toollab.lab.experiments.errors import BareErrors
+from toollab.lab.simulated.model import mistake_rate
+from toollab.lab.strategies.solvers import plan_first, self_critique, single_stage
+
+N = 60
+SEEDS = (0, 1)
+
+
+def experiment(name, seed, tmp_path=None, **knobs):
+    model = SimulatedModel(Knobs(**knobs), seed=seed)
+    out = tmp_path / name if tmp_path is not None else None
+    return asyncio.run(EXPERIMENTS[name](Settings(model, n=N, seed=seed, out=out))).headline
+
+
+@pytest.mark.parametrize("format", ["hermes", "pythonic", "mistral", "llama3_json", "text"])
+def test_the_simulated_model_speaks_each_wire_format_through_the_harness(format):
+    model = SimulatedModel(Knobs(clear_mistake=0.0), seed=0, format=format)
+    for task in generate_tasks(4, seed=0):
+        outcome = asyncio.run(react(model, task, countries_tools()))
+        assert outcome.correct, (format, task.question, outcome.calls)
+        assert all(not c.is_error for c in outcome.calls)
+        assert outcome.tool_calls == task.steps
+
+
+def test_runs_are_exactly_reproducible_and_seeds_differ():
+    def answers(seed):
+        model = SimulatedModel(seed=seed)
+        return [asyncio.run(single_stage(model, t)).answer for t in generate_tasks(20, seed=0)]
+
+    assert answers(0) == answers(0)
+    assert answers(0) != answers(1)
+
+
+def test_mistakes_follow_what_the_descriptions_give():
+    knobs = Knobs()
+    specs = {style: [t.spec for t in countries_tools(style)] for style in ("vague", "clear", "example")}
+    assert mistake_rate(specs["vague"], knobs) == pytest.approx(knobs.vague_mistake)
+    assert mistake_rate(specs["clear"], knobs) == pytest.approx(knobs.clear_mistake)
+    assert mistake_rate(specs["example"], knobs) == pytest.approx(knobs.clear_mistake / 2)
+
+
+def test_knobs_are_checked():
+    with pytest.raises(ValueError, match="arithmetic_error"):
+        Knobs(arithmetic_error=1.5)
+
+
+def test_remembering_falls_with_popularity():
+    model = SimulatedModel(seed=0)
+    tasks = [t for t in generate_tasks(400, seed=0) if t.kind == "fact"]
+    from toollab.lab.countries.data import country
+
+    famous = [t for t in tasks if country(t.countries[0]).rank <= 20]
+    obscure = [t for t in tasks if country(t.countries[0]).rank > 40]
+    right = {
+        label: sum(asyncio.run(single_stage(model, t)).correct for t in group) / len(group)
+        for label, group in (("famous", famous), ("obscure", obscure))
+    }
+    assert right["famous"] > right["obscure"] + 0.25
+
+
+def test_bare_errors_change_only_what_the_model_sees():
+    seen = []
+
+    class Spy:
+        name = "spy"
+
+        async def request(self, messages, tools):
+            seen.append([m.content for m in messages if isinstance(m, ToolResultMessage)])
+            return await SimulatedModel(Knobs(vague_mistake=1.0, fix_bare=1.0), seed=0).request(messages, tools)
+
+    task = next(t for t in generate_tasks(8, seed=0) if t.kind == "fact")
+    run = asyncio.run(Agent(BareErrors(Spy()), countries_tools("vague"), max_steps=4).run(task.question))
+    errors = [m for m in run.messages if isinstance(m, ToolResultMessage) and m.is_error]
+    assert errors and all(m.content != "error" for m in errors)  # the run's own history keeps the real text
+    assert ["error"] in seen  # while the model saw only the bare word
+
+
+def test_every_strategy_records_its_cost():
+    model = SimulatedModel(seed=0)
+    task = next(t for t in generate_tasks(8, seed=0) if t.kind == "sum")
+    tools = countries_tools()
+    outcomes = {
+        "single": asyncio.run(single_stage(model, task)),
+        "react": asyncio.run(react(model, task, tools)),
+        "plan": asyncio.run(plan_first(model, task, tools)),
+        "critique": asyncio.run(self_critique(model, task)),
+        "critic": asyncio.run(self_critique(model, task, tools)),
+    }
+    assert outcomes["single"].model_calls == 1 and outcomes["single"].tool_calls == 0
+    assert outcomes["plan"].model_calls == 2 and outcomes["plan"].tool_calls == 4
+    assert outcomes["react"].model_calls >= 5  # four calls, then finish
+    assert outcomes["critique"].model_calls == 2
+    assert "draft_correct" in outcomes["critic"].extra
+    for o in outcomes.values():
+        assert o.input_tokens > 0 and o.output_tokens > 0 and o.seconds > 0
+        assert len(o.input_per_call) == o.model_calls
+        json.dumps(o.to_dict())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_protocol_resends_the_whole_history(seed, tmp_path):
+    h = experiment("protocol", seed, tmp_path)
+    assert h["input grows every round"] == 1.0
+    assert h["rounds"] >= 5
+    assert h["input tokens sent"] > 4 * h["first round input tokens"]
+    assert (tmp_path / "protocol" / "wire.txt").read_text().count("<tool_call>") >= 5
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_stages_tools_beat_memory_on_long_tasks_and_the_calculator_matters(seed, tmp_path):
+    h = experiment("stages", seed, tmp_path)
+    assert h["multi-step accuracy multi-stage"] > h["multi-step accuracy single-stage"] + 0.3
+    assert h["arithmetic accuracy multi-stage"] > h["arithmetic accuracy multi-stage, no calculator"]
+    assert h["model calls multi-stage"] > h["model calls single-stage"]
+    assert h["single-stage remembered wrong"] > h["single-stage computed wrong"] > 0
+    assert (tmp_path / "stages" / "accuracy_by_steps.png").stat().st_size > 1000
+    lines = (tmp_path / "stages" / "outcomes.jsonl").read_text().splitlines()
+    assert len(lines) == 3 * N
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_clear_descriptions_cost_tokens_and_save_mistakes(seed):
+    h = experiment("descriptions", seed)
+    assert h["accuracy clear"] > h["accuracy vague"]
+    assert h["bad call share vague"] > h["bad call share clear"] >= h["bad call share example"]
+    assert h["wrong tool per task vague"] > h["wrong tool per task clear"]
+    assert h["prompt tokens vague"] < h["prompt tokens clear"] < h["prompt tokens example"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_specific_error_messages_prevent_loops(seed):
+    h = experiment("errors", seed)
+    assert h["looped bare 'error'"] > h["looped specific messages"]
+    assert h["recovered specific messages"] > h["recovered bare 'error'"]
+    assert h["tool calls bare 'error'"] > h["tool calls specific messages"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_planning_saves_rounds_when_steps_are_independent_and_loses_when_they_are_not(seed):
+    h = experiment("planning", seed)
+    react_, plan = "step by step (ReAct)", "plan first (ReWOO)"
+    assert h[f"independent model calls {plan}"] == 2 < h[f"independent model calls {react_}"]
+    assert h[f"independent tokens {plan}"] < h[f"independent tokens {react_}"]
+    assert h[f"dependent accuracy {react_}"] > h[f"dependent accuracy {plan}"] + 0.15
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_critique_with_tools_fixes_more_than_it_breaks_and_without_them_does_not(seed):
+    h = experiment("critique", seed)
+    tools, alone = "critique with tools (CRITIC)", "self-critique, no tools"
+    assert h[f"net {tools}"] > h[f"net {alone}"]
+    assert h[f"fixed {tools}"] > h[f"fixed {alone}"]
+    assert h[f"broken {alone}"] > h[f"broken {tools}"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_sanity_check_catches_more_tampering_than_it_rejects_correct_results(seed):
+    h = experiment("tamper", seed)
+    assert h["caught at 0.2"] > h["rejected correct at 0.2"] + 0.3
+    caught = [h[f"caught at {t}"] for t in (0.05, 0.1, 0.2, 0.3, 0.5)]
+    rejected = [h[f"rejected correct at {t}"] for t in (0.05, 0.1, 0.2, 0.3, 0.5)]
+    assert caught == sorted(caught, reverse=True) and rejected == sorted(rejected, reverse=True)
+    assert h["accuracy untampered"] > h["accuracy tampered"]
+
+
+def test_a_mechanism_switched_off_removes_its_effect():
+    """With perfect mental arithmetic the calculator stops mattering: the test above measures the mechanism."""
+    h = experiment("stages", 0, arithmetic_error=0.0)
+    assert h["arithmetic accuracy multi-stage, no calculator"] == h["arithmetic accuracy multi-stage"]

@@ -1,0 +1,78 @@
+"""`toollab lab NAME`: run one of the lab's experiments and print its tables; plots and outcomes go to --out."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from toollab.constrain import ToolGrammar
+from toollab.formats import FORMATS
+from toollab.harness.model import Model, ModelError
+from toollab.interfaces.loading import load_local, progress_bar
+from toollab.interfaces.options import Constrained, constrained_for
+from toollab.lab import EXPERIMENTS, SimulatedModel
+from toollab.lab.experiments import Settings
+from toollab.models.registry import MODEL_FORMS, is_local, load_model
+
+console = Console()
+errors = Console(stderr=True)
+SIMULATED = "sim"
+
+
+def lab_model(spec: str, *, seed: int, format: str | None, constrained: bool | None, max_new_tokens: int) -> Model:
+    """The simulated model (`sim`) or any model string `toollab run` takes. A local model is constrained by
+    default, one call a turn, a call required on the first turn (SmolLM2 writes no calls otherwise)."""
+    if spec == SIMULATED:
+        return SimulatedModel(seed=seed, format=format or "hermes")
+    options: dict[str, Any] = {"max_new_tokens": max_new_tokens} if is_local(spec) else {}
+    if constrained_for(spec, constrained):
+        options["constraint"] = ToolGrammar("required", parallel=False)
+    return load_model(spec, format=format, **options)
+
+
+def lab(
+    name: Annotated[str, typer.Argument(help=f"The experiment: {', '.join(EXPERIMENTS)}.")],
+    model: Annotated[str, typer.Option(help=f"Model: {SIMULATED} (the simulated model), {MODEL_FORMS}.")] = SIMULATED,
+    n: Annotated[int, typer.Option(min=1, help="Tasks per condition.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed of the tasks (and of the simulated model's draws).")] = 0,
+    format: Annotated[str | None, typer.Option(help=f"Wire format: {', '.join(FORMATS)}.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for outcomes, summary and plots.")] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 192,
+    constrained: Constrained = None,
+) -> None:
+    """Run a lab experiment and print its tables with Wilson 95% intervals."""
+    if name not in EXPERIMENTS:
+        errors.print(f"[red]error:[/red] unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
+        raise typer.Exit(2)
+    try:
+        chosen = lab_model(model, seed=seed, format=format, constrained=constrained, max_new_tokens=max_new_tokens)
+        load_local(chosen, console)
+    except (ValueError, ModelError) as exc:
+        errors.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    folder = out or Path("runs") / "lab" / f"{name}-{model.replace(':', '-').replace('/', '-')}"
+    with progress_bar(console) as progress:
+        bar = progress.add_task(name, total=None)
+        settings = Settings(
+            chosen,
+            n=n,
+            seed=seed,
+            out=folder,
+            on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+        )
+        report = asyncio.run(EXPERIMENTS[name](settings))
+    if model == SIMULATED:
+        console.print("[dim]model: simulated (knob-driven; token counts approximate, latency simulated)[/dim]")
+    if report.transcript:
+        console.print(Panel(Text(report.transcript), title="on the wire", border_style="dim"))
+    for table in report.tables:
+        console.print(table)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/yellow] {note}")
+    console.print(f"[dim]{', '.join(str(f) for f in report.files)}[/dim]")

@@ -1,0 +1,21 @@
+"""The lab's experiments, each `async run(Settings) -> Report`; `toollab lab NAME` runs one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from toollab.lab.experiments import critique, descriptions, errors, planning, protocol, stages, tamper
+from toollab.lab.experiments.common import Report, Settings
+
+EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
+    "protocol": protocol.run,
+    "stages": stages.run,
+    "descriptions": descriptions.run,
+    "errors": errors.run,
+    "planning": planning.run,
+    "critique": critique.run,
+    "tamper": tamper.run,
+}
+
+__all__ = ["EXPERIMENTS", "Report", "Settings"]

@@ -1,0 +1,145 @@
+"""What every experiment shares: its settings, running many tasks with progress, tables with Wilson intervals,
+plots, and the files it writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from toollab.eval.stats import Proportion
+from toollab.harness.model import Model
+from toollab.lab.strategies.base import Outcome
+
+ProgressHook = Callable[[int, int], None]  # (done, total)
+Job = Callable[[], Awaitable[Outcome]]
+
+
+@dataclass
+class Settings:
+    model: Model
+    n: int = 100
+    seed: int = 0
+    out: Path | None = None  # where tables, outcomes and plots go; nothing is written when None
+    on_progress: ProgressHook | None = None
+
+
+@dataclass
+class Report:
+    """An experiment's result: tables to print, the headline figures its tests check, and what it wrote."""
+
+    name: str
+    model: str
+    tables: list[Table] = field(default_factory=list)
+    headline: dict[str, float] = field(default_factory=dict)
+    outcomes: list[Outcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    transcript: str = ""  # text to show before the tables (the protocol experiment's wire)
+    files: list[Path] = field(default_factory=list)
+
+
+async def solve_all(jobs: Sequence[Job], on_progress: ProgressHook | None = None) -> list[Outcome]:
+    """Run the jobs one after another (a local model serves one request at a time), reporting progress."""
+    out = []
+    for i, job in enumerate(jobs):
+        out.append(await job())
+        if on_progress is not None:
+            on_progress(i + 1, len(jobs))
+    return out
+
+
+def share(items: Iterable[Any], test: Callable[[Any], bool] = lambda o: o.correct) -> Proportion:
+    """How many of `items` pass `test` (by default: outcomes answered correctly), with its Wilson interval."""
+    items = list(items)
+    return Proportion(sum(map(test, items)), len(items))
+
+
+def cell(p: Proportion) -> str:
+    """41.0% [31.9, 50.8] (41/100)."""
+    return str(p)
+
+
+def mean(values: Iterable[float]) -> float:
+    items = list(values)
+    return sum(items) / len(items) if items else 0.0
+
+
+def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
+    t = Table(title=title, title_justify="left")
+    for i, c in enumerate(columns):
+        t.add_column(c, justify="left" if i == 0 else "right")
+    for row in rows:
+        t.add_row(*(f"{v:.2f}" if isinstance(v, float) else str(v) for v in row))
+    return t
+
+
+def bar_plot(path: Path, title: str, groups: Mapping[str, Mapping[str, Proportion]], ylabel: str = "accuracy") -> Path:
+    """Grouped bars (one group per key of `groups`, one bar per condition) with Wilson 95% error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    conditions = list(dict.fromkeys(c for bars in groups.values() for c in bars))
+    width = 0.8 / max(1, len(conditions))
+    figure, axes = plt.subplots(figsize=(max(5.0, 1.6 * len(groups) + 2), 3.6))
+    for j, condition in enumerate(conditions):
+        xs, ys, low, high = [], [], [], []
+        for i, bars in enumerate(groups.values()):
+            if condition in bars:
+                p = bars[condition]
+                lo, hi = p.interval
+                xs.append(i + (j - (len(conditions) - 1) / 2) * width)
+                ys.append(p.value)
+                low.append(max(0.0, p.value - lo))
+                high.append(max(0.0, hi - p.value))
+        axes.bar(xs, ys, width, yerr=[low, high], capsize=3, label=condition)
+    axes.set_xticks(range(len(groups)), list(groups))
+    axes.set_ylim(0, 1.25)  # headroom for the legend
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.legend(fontsize="small", loc="upper center", ncol=len(conditions))
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def line_plot(path: Path, title: str, series: Mapping[str, Sequence[float]], xlabel: str, ylabel: str) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(5.5, 3.6))
+    for label, ys in series.items():
+        axes.plot(range(1, len(ys) + 1), ys, marker="o", label=label)
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def save(report: Report, settings: Settings) -> None:
+    """outcomes.jsonl (one line per task and condition) and summary.json (the headline figures) under `out`."""
+    if settings.out is None:
+        return
+    settings.out.mkdir(parents=True, exist_ok=True)
+    outcomes = settings.out / "outcomes.jsonl"
+    with outcomes.open("w", encoding="utf-8") as f:
+        for o in report.outcomes:
+            f.write(json.dumps(o.to_dict(), ensure_ascii=False, default=str) + "\n")
+    summary = settings.out / "summary.json"
+    data = {"experiment": report.name, "model": report.model, "n": settings.n, "seed": settings.seed}
+    summary.write_text(json.dumps({**data, "headline": report.headline, "notes": report.notes}, indent=2) + "\n")
+    report.files = [outcomes, summary, *report.files]

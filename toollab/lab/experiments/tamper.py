@@ -1,0 +1,143 @@
+"""A tool whose results are quietly shifted, and a sanity check that compares each result with the model's own
+estimate and distrusts results further from it than a threshold. What a threshold catches (tampered results
+flagged) against what it costs (correct results rejected)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from toollab.harness.messages import UserMessage
+from toollab.harness.model import Model, ModelError
+from toollab.lab.countries.tasks import Task, generate_tasks, numbers_in
+from toollab.lab.countries.tools import Tamper, countries_tools, find_country
+from toollab.lab.experiments.common import Report, Settings, cell, line_plot, save, share, solve_all, table
+from toollab.lab.strategies import prompts
+from toollab.lab.strategies.base import Meter, Outcome
+from toollab.lab.strategies.solvers import react
+from toollab.tools import Tool
+
+THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.5)
+THRESHOLD = 0.2  # the one the check in the runs uses
+
+
+@dataclass
+class Checked:
+    """One population result and its check."""
+
+    country: str
+    value: int
+    estimate: int | None
+    tampered: bool
+
+    @property
+    def deviation(self) -> float | None:
+        if self.estimate is None or self.estimate <= 0:
+            return None
+        return abs(self.value - self.estimate) / self.estimate
+
+
+def sanity_checked(
+    tool: Tool,
+    estimate: Callable[[str], Awaitable[int | None]],
+    tamper: Tamper,
+    log: list[Checked],
+    threshold: float = THRESHOLD,
+) -> Tool:
+    """`tool` (the population tool) with each result compared to the model's own estimate; a result further from
+    it than `threshold` comes back marked as distrusted."""
+
+    async def checked(args: dict[str, Any]) -> str:
+        value = tool.function(args)
+        c = find_country(args["country"])
+        guess = await estimate(c.name)
+        entry = Checked(c.name, value, guess, tamper.served[-1][2])
+        log.append(entry)
+        if entry.deviation is not None and entry.deviation > threshold:
+            return (
+                f"{value} (distrusted by a sanity check: {entry.deviation:.0%} away from your own estimate of {guess})"
+            )
+        return str(value)
+
+    return Tool.from_schema(tool.name, tool.description, tool.parameters, checked, idempotent=True)
+
+
+async def _estimate(meter: Meter, name: str) -> int | None:
+    try:
+        response = await meter.request([UserMessage(content=prompts.ESTIMATE.format(country=name))], [])
+    except ModelError:
+        return None
+    found = numbers_in(response.message.content or "")
+    return int(found[0]) if found else None
+
+
+async def _solve(model: Model, task: Task, seed: int, log: list[Checked]) -> Outcome:
+    tamper = Tamper(seed=seed)
+    tools = countries_tools("clear", tamper=tamper)
+    meter = Meter(model)  # the estimates are counted with the task's model calls
+    start = len(log)
+    checked = [
+        sanity_checked(t, partial(_estimate, meter), tamper, log) if t.name == "population" else t for t in tools
+    ]
+    o = await react(meter, task, checked)
+    o.extra["tampered"] = any(e.tampered for e in log[start:])
+    return o
+
+
+def _beyond(threshold: float, entry: Checked) -> bool:
+    return entry.deviation is not None and entry.deviation > threshold
+
+
+async def run(s: Settings) -> Report:
+    tasks = generate_tasks(s.n, s.seed, ("difference", "sum"))
+    log: list[Checked] = []
+    outcomes = await solve_all([partial(_solve, s.model, t, s.seed, log) for t in tasks], s.on_progress)
+    report = Report("tamper", s.model.name, outcomes=outcomes)
+    judged = [e for e in log if e.deviation is not None]
+    tampered = [e for e in judged if e.tampered]
+    honest = [e for e in judged if not e.tampered]
+    rows = []
+    caught_curve, rejected_curve = [], []
+    for th in THRESHOLDS:
+        caught = share(tampered, partial(_beyond, th))
+        rejected = share(honest, partial(_beyond, th))
+        caught_curve.append(caught.value)
+        rejected_curve.append(rejected.value)
+        rows.append([f"{th:.0%}", cell(caught), cell(rejected)])
+        report.headline[f"caught at {th}"] = caught.value
+        report.headline[f"rejected correct at {th}"] = rejected.value
+    report.tables.append(
+        table(
+            f"Sanity check by threshold ({len(judged)} population results, {len(tampered)} tampered; 95% Wilson)",
+            ["distrust beyond", "tampered results caught", "correct results rejected"],
+            rows,
+        )
+    )
+    clean = [o for o in outcomes if not o.extra["tampered"]]
+    dirty = [o for o in outcomes if o.extra["tampered"]]
+    report.tables.append(
+        table(
+            "Answers (the check marks results; the model still decides)",
+            ["tasks", "accuracy"],
+            [["no tampered result seen", cell(share(clean))], ["a tampered result seen", cell(share(dirty))]],
+        )
+    )
+    report.headline["accuracy untampered"] = share(clean).value
+    report.headline["accuracy tampered"] = share(dirty).value
+    unjudged = len(log) - len(judged)
+    if unjudged:
+        report.notes.append(f"{unjudged} results had no usable estimate from the model and were not judged.")
+    if s.out is not None:
+        series = {"tampered results caught": caught_curve, "correct results rejected": rejected_curve}
+        path = line_plot(
+            s.out / "thresholds.png",
+            "Sanity check: thresholds " + ", ".join(f"{t:.0%}" for t in THRESHOLDS),
+            series,
+            "threshold (index)",
+            "share",
+        )
+        report.files.append(path)
+    save(report, s)
+    return report
