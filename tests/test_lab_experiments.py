@@ -7,13 +7,17 @@ import asyncio
 import json
 
 import pytest
+from provider_server import ProviderServer, openai_call, openai_reply
 
+from toollab.formats import from_openai
 from toollab.harness import Agent
 from toollab.harness.messages import ToolResultMessage
 from toollab.lab import EXPERIMENTS, Knobs, Settings, SimulatedModel, countries_tools, generate_tasks, react
 from toollab.lab.experiments.errors import BareErrors
 from toollab.lab.simulated.model import mistake_rate
 from toollab.lab.strategies.solvers import plan_first, self_critique, single_stage
+from toollab.models import OpenAIModel
+from toollab.tools import ToolSpec
 
 N = 60
 SEEDS = (0, 1)
@@ -180,3 +184,29 @@ def test_a_mechanism_switched_off_removes_its_effect():
     """With perfect mental arithmetic the calculator stops mattering: the test above measures the mechanism."""
     h = experiment("stages", 0, arithmetic_error=0.0)
     assert h["arithmetic accuracy multi-stage, no calculator"] == h["arithmetic accuracy multi-stage"]
+
+
+def test_an_experiment_runs_the_same_over_http(tmp_path):
+    """The simulated model behind a real OpenAI-compatible server on 127.0.0.1: the comparison comes out exactly
+    as in-process, so an experiment's `--model openai:...` path is the same harness end to end."""
+    simulated = SimulatedModel(seed=2)
+
+    def answer(body):
+        tools = [
+            ToolSpec(t["function"]["name"], t["function"].get("description", ""), t["function"]["parameters"])
+            for t in body.get("tools", [])
+        ]
+        response = asyncio.run(simulated.request(from_openai(body["messages"]), tools))
+        m = response.message
+        calls = [openai_call(f"call_{i}", c.name, json.dumps(c.arguments)) for i, c in enumerate(m.tool_calls)]
+        usage = {"prompt_tokens": response.usage.input_tokens, "completion_tokens": response.usage.output_tokens}
+        return openai_reply(m.content, calls, usage)
+
+    with ProviderServer([answer] * 2000) as server:
+        model = OpenAIModel("sim", base_url=server.url, api_key="sk-test")
+        over_http = asyncio.run(EXPERIMENTS["planning"](Settings(model, n=12, seed=2))).headline
+    in_process = asyncio.run(EXPERIMENTS["planning"](Settings(SimulatedModel(seed=2), n=12, seed=2))).headline
+    assert {k: v for k, v in over_http.items() if "tokens" not in k} == {
+        k: v for k, v in in_process.items() if "tokens" not in k
+    }
+    assert over_http == pytest.approx(in_process)

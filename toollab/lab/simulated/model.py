@@ -171,9 +171,9 @@ class SimulatedModel:
                 return "Thought: I have the answer.", [ToolCall(name="finish", arguments={"answer": answer})]
             return f"Answer: {answer}", []
         intent = pending[0]
-        failures = 0
-        for e in reversed(done):
-            if not e.is_error:
+        failures = 0  # the calls at the end that taught it nothing: attempts at this step
+        for taught in reversed(known.taught):
+            if taught:
                 break
             failures += 1
         call = self._attempt(intent, question, failures, done[-1] if failures else None, tools)

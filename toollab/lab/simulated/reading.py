@@ -11,10 +11,10 @@ from typing import Any
 
 from toollab.harness.dispatch import decode_arguments
 from toollab.harness.messages import AssistantMessage, Message, ToolResultMessage
-from toollab.lab.countries.data import country
-from toollab.lab.countries.tasks import numbers_in
+from toollab.lab.countries.data import RELATIONS, country
 from toollab.lab.strategies.plans import parse_evidence
 
+_LEADING_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\b")
 _CAPITAL_OF = re.compile(r"capital and largest administrative centre of (.+?) is (.+?)\.")
 
 
@@ -41,24 +41,33 @@ class Knowledge:
     searched: set[str] = field(default_factory=set)
     calculations: dict[str, int] = field(default_factory=dict)
 
-    def learn(self, e: Exchange) -> None:
-        if e.is_error:
-            return
+    taught: list[bool] = field(default_factory=list)  # per exchange: whether it taught anything
+
+    def learn(self, e: Exchange) -> bool:
+        """Take in what a result says. Read from the text, as a model must: the OpenAI wire has no error flag."""
+        learned = not e.is_error and self._learn(e)
+        self.taught.append(learned)
+        return learned
+
+    def _learn(self, e: Exchange) -> bool:
         c = country(e.argument("country"))
-        if e.name == "population" and c is not None:
-            found = numbers_in(e.result)
-            if found:
-                self.populations[c.name] = int(found[0])
-        elif e.name == "lookup" and c is not None:
-            self.facts[(c.name, e.argument("relation").strip().lower())] = e.result.strip()
-        elif e.name == "search":
+        number = _LEADING_NUMBER.match(e.result)
+        if e.name == "population" and c is not None and number:
+            self.populations[c.name] = int(number.group(1))
+            return True
+        relation = e.argument("relation").strip().lower()
+        if e.name == "lookup" and c is not None and relation in RELATIONS:
+            self.facts[(c.name, relation)] = e.result.strip()
+            return True
+        if e.name == "search" and e.result.startswith("[1]"):
             self.searched.add(e.argument("query"))
             for name, capital in _CAPITAL_OF.findall(e.result):
                 self.capitals.setdefault(capital.lower(), name)
-        elif e.name == "calculator":
-            found = numbers_in(e.result)
-            if found:
-                self.calculations[e.argument("expression").replace(" ", "")] = int(found[0])
+            return True
+        if e.name == "calculator" and number:
+            self.calculations[e.argument("expression").replace(" ", "")] = int(float(number.group(1)))
+            return True
+        return False
 
 
 def exchanges(messages: Sequence[Message]) -> list[Exchange]:
