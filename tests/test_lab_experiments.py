@@ -210,3 +210,26 @@ def test_an_experiment_runs_the_same_over_http(tmp_path):
         k: v for k, v in in_process.items() if "tokens" not in k
     }
     assert over_http == pytest.approx(in_process)
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_a_failing_backend_costs_tasks_not_the_experiment(name, tmp_path):
+    class Flaky:
+        """Every third request raises, the first one included."""
+
+        name = "flaky"
+
+        def __init__(self):
+            self.requests = 0
+            self.model = SimulatedModel(seed=0)
+
+        async def request(self, messages, tools):
+            self.requests += 1
+            if self.requests % 3 == 1:
+                raise RuntimeError("backend bug")
+            return await self.model.request(messages, tools)
+
+    report = asyncio.run(EXPERIMENTS[name](Settings(Flaky(), n=6, seed=0, out=tmp_path)))
+    assert report.outcomes and report.tables
+    assert any(o.status == "model_error" or not o.correct for o in report.outcomes)
+    json.loads((tmp_path / "summary.json").read_text())

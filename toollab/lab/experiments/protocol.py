@@ -81,9 +81,11 @@ async def run(s: Settings) -> Report:
             [[mean(len(o.input_per_call) for o in outcomes), total, last, f"{total / last:.1f}x" if last else "-"]],
         )
     )
+    if first.status == "model_error":
+        report.notes.append(f"the run shown ended with a model error after {len(sent)} answered requests")
     report.headline["rounds"] = len(sent)
-    report.headline["first round input tokens"] = sent[0]
-    report.headline["last round input tokens"] = sent[-1]
+    report.headline["first round input tokens"] = sent[0] if sent else 0
+    report.headline["last round input tokens"] = sent[-1] if sent else 0
     report.headline["input tokens sent"] = float(sum(sent))
     report.headline["input grows every round"] = float(all(b > a for a, b in itertools.pairwise(sent)))
     report.headline["mean input tokens sent"] = total
