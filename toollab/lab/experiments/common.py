@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from rich.table import Table
 
 from toollab.eval.stats import Proportion
 from toollab.harness.model import Model
+from toollab.lab.countries.tasks import Task
 from toollab.lab.strategies.base import Outcome
 
 ProgressHook = Callable[[int, int], None]  # (done, total)
@@ -50,6 +52,18 @@ async def solve_all(jobs: Sequence[Job], on_progress: ProgressHook | None = None
         if on_progress is not None:
             on_progress(i + 1, len(jobs))
     return out
+
+
+async def compare(
+    s: Settings, tasks: Sequence[Task], conditions: Mapping[str, Callable[[Task], Awaitable[Outcome]]]
+) -> tuple[list[Outcome], dict[str, list[Outcome]]]:
+    """Every task under every condition, task by task (so the conditions stay paired); each outcome labelled with
+    its condition. Returns all outcomes and them grouped by condition."""
+    jobs = [partial(solve, t) for t in tasks for solve in conditions.values()]
+    outcomes = await solve_all(jobs, s.on_progress)
+    for o, label in zip(outcomes, list(conditions) * len(tasks), strict=True):
+        o.strategy = label
+    return outcomes, {label: [o for o in outcomes if o.strategy == label] for label in conditions}
 
 
 def share(items: Iterable[Any], test: Callable[[Any], bool] = lambda o: o.correct) -> Proportion:
@@ -110,7 +124,15 @@ def bar_plot(path: Path, title: str, groups: Mapping[str, Mapping[str, Proportio
     return path
 
 
-def line_plot(path: Path, title: str, series: Mapping[str, Sequence[float]], xlabel: str, ylabel: str) -> Path:
+def line_plot(
+    path: Path,
+    title: str,
+    series: Mapping[str, Sequence[float]],
+    xlabel: str,
+    ylabel: str,
+    xs: Sequence[float] | None = None,
+) -> Path:
+    """One line per series; x is 1, 2, ... unless `xs` gives the values."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -118,7 +140,7 @@ def line_plot(path: Path, title: str, series: Mapping[str, Sequence[float]], xla
 
     figure, axes = plt.subplots(figsize=(5.5, 3.6))
     for label, ys in series.items():
-        axes.plot(range(1, len(ys) + 1), ys, marker="o", label=label)
+        axes.plot(xs if xs is not None else range(1, len(ys) + 1), ys, marker="o", label=label)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     axes.set_title(title)

@@ -8,7 +8,7 @@ from functools import partial
 from toollab.eval.stats import Proportion
 from toollab.lab.countries.tasks import generate_tasks
 from toollab.lab.countries.tools import countries_tools
-from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, save, share, solve_all, table
+from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, compare, save, share, table
 from toollab.lab.strategies.solvers import self_critique
 
 CONDITIONS = ("self-critique, no tools", "critique with tools (CRITIC)")
@@ -17,10 +17,11 @@ CONDITIONS = ("self-critique, no tools", "critique with tools (CRITIC)")
 async def run(s: Settings) -> Report:
     tasks = generate_tasks(s.n, s.seed)
     tools = countries_tools("clear")
-    jobs = [partial(self_critique, s.model, t, tools if with_tools else ()) for t in tasks for with_tools in (0, 1)]
-    outcomes = await solve_all(jobs, s.on_progress)
-    for o, c in zip(outcomes, CONDITIONS * len(tasks), strict=True):
-        o.strategy = c
+    conditions = {
+        CONDITIONS[0]: partial(self_critique, s.model),
+        CONDITIONS[1]: partial(self_critique, s.model, tools=tools),
+    }
+    outcomes, _ = await compare(s, tasks, conditions)
     report = Report("critique", s.model.name, outcomes=outcomes)
     rows = []
     groups: dict[str, dict[str, Proportion]] = {"draft": {}, "after the check": {}}

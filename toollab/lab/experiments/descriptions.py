@@ -7,7 +7,7 @@ from functools import partial
 
 from toollab.lab.countries.tasks import generate_tasks
 from toollab.lab.countries.tools import STYLES, countries_tools
-from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, mean, save, share, solve_all, table
+from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, compare, mean, save, share, table
 from toollab.lab.strategies.base import Call, Outcome
 from toollab.lab.strategies.solvers import react
 
@@ -32,11 +32,8 @@ def errors_per_task(outcomes: list[Outcome], kind: str) -> float:
 async def run(s: Settings) -> Report:
     tasks = generate_tasks(s.n, s.seed)
     tool_sets = {style: countries_tools(style) for style in STYLES}
-    jobs = [partial(react, s.model, t, tool_sets[style]) for t in tasks for style in STYLES]
-    outcomes = await solve_all(jobs, s.on_progress)
-    for o, style in zip(outcomes, STYLES * len(tasks), strict=True):
-        o.strategy = style
-    by = {style: [o for o in outcomes if o.strategy == style] for style in STYLES}
+    conditions = {str(style): partial(react, s.model, tools=tool_sets[style]) for style in STYLES}
+    outcomes, by = await compare(s, tasks, conditions)
     report = Report("descriptions", s.model.name, outcomes=outcomes)
     rows = []
     for style in STYLES:

@@ -10,7 +10,7 @@ from toollab.harness.messages import Message, ToolResultMessage
 from toollab.harness.model import Model, ModelResponse
 from toollab.lab.countries.tasks import generate_tasks
 from toollab.lab.countries.tools import countries_tools
-from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, mean, save, share, solve_all, table
+from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, compare, mean, save, share, table
 from toollab.lab.strategies.solvers import react
 from toollab.tools import ToolSpec
 
@@ -37,11 +37,8 @@ async def run(s: Settings) -> Report:
     tasks = generate_tasks(s.n, s.seed)
     tools = countries_tools("vague")
     models = {CONDITIONS[0]: s.model, CONDITIONS[1]: BareErrors(s.model)}
-    jobs = [partial(react, models[c], t, tools) for t in tasks for c in CONDITIONS]
-    outcomes = await solve_all(jobs, s.on_progress)
-    for o, c in zip(outcomes, CONDITIONS * len(tasks), strict=True):
-        o.strategy = c
-    by = {c: [o for o in outcomes if o.strategy == c] for c in CONDITIONS}
+    conditions = {c: partial(react, models[c], tools=tools) for c in CONDITIONS}
+    outcomes, by = await compare(s, tasks, conditions)
     report = Report("errors", s.model.name, outcomes=outcomes)
     rows = []
     for c in CONDITIONS:

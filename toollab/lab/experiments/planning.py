@@ -8,7 +8,7 @@ from functools import partial
 
 from toollab.lab.countries.tasks import DEPENDENT, INDEPENDENT, generate_tasks
 from toollab.lab.countries.tools import countries_tools
-from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, mean, save, share, solve_all, table
+from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, compare, mean, save, share, table
 from toollab.lab.strategies.solvers import plan_first, react
 
 CONDITIONS = ("step by step (ReAct)", "plan first (ReWOO)")
@@ -19,10 +19,11 @@ async def run(s: Settings) -> Report:
     independent = generate_tasks(s.n, s.seed, INDEPENDENT)
     dependent = generate_tasks(s.n, s.seed + 1, DEPENDENT)
     tasks = independent + dependent
-    jobs = [partial(f, s.model, t, tools) for t in tasks for f in (react, plan_first)]
-    outcomes = await solve_all(jobs, s.on_progress)
-    for o, c in zip(outcomes, CONDITIONS * len(tasks), strict=True):
-        o.strategy = c
+    conditions = {
+        CONDITIONS[0]: partial(react, s.model, tools=tools),
+        CONDITIONS[1]: partial(plan_first, s.model, tools=tools),
+    }
+    outcomes, _ = await compare(s, tasks, conditions)
     report = Report("planning", s.model.name, outcomes=outcomes)
     rows = []
     groups: dict[str, dict] = {"independent steps": {}, "dependent steps": {}}

@@ -9,7 +9,7 @@ from functools import partial
 from toollab.lab.countries.judging import COMPUTED_WRONG, REMEMBERED_WRONG, UNEXPLAINED, error_kind
 from toollab.lab.countries.tasks import STEPS, generate_tasks
 from toollab.lab.countries.tools import countries_tools
-from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, mean, save, share, solve_all, table
+from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, compare, mean, save, share, table
 from toollab.lab.strategies.solvers import react, single_stage
 
 CONDITIONS = ("single-stage", "multi-stage", "multi-stage, no calculator")
@@ -19,17 +19,12 @@ async def run(s: Settings) -> Report:
     tasks = generate_tasks(s.n, s.seed)
     tools = countries_tools("clear")
     no_calculator = countries_tools("clear", calculator=False)
-    jobs = []
-    for t in tasks:
-        jobs += [
-            partial(single_stage, s.model, t),
-            partial(react, s.model, t, tools),
-            partial(react, s.model, t, no_calculator),
-        ]
-    outcomes = await solve_all(jobs, s.on_progress)
-    for o, condition in zip(outcomes, CONDITIONS * len(tasks), strict=True):
-        o.strategy = condition
-    by = {c: [o for o in outcomes if o.strategy == c] for c in CONDITIONS}
+    conditions = {
+        CONDITIONS[0]: partial(single_stage, s.model),
+        CONDITIONS[1]: partial(react, s.model, tools=tools),
+        CONDITIONS[2]: partial(react, s.model, tools=no_calculator),
+    }
+    outcomes, by = await compare(s, tasks, conditions)
     report = Report("stages", s.model.name, outcomes=outcomes)
 
     steps = sorted(set(STEPS.values()))

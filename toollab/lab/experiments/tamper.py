@@ -133,10 +133,11 @@ async def run(s: Settings) -> Report:
         series = {"tampered results caught": caught_curve, "correct results rejected": rejected_curve}
         path = line_plot(
             s.out / "thresholds.png",
-            "Sanity check: thresholds " + ", ".join(f"{t:.0%}" for t in THRESHOLDS),
+            "Sanity check against tampered results",
             series,
-            "threshold (index)",
-            "share",
+            "distrust results further than this from the model's estimate (%)",
+            "share of results flagged",
+            xs=[100 * t for t in THRESHOLDS],
         )
         report.files.append(path)
     save(report, s)
