@@ -25,14 +25,23 @@ errors = Console(stderr=True)
 SIMULATED = "sim"
 
 
-def lab_model(spec: str, *, seed: int, format: str | None, constrained: bool | None, max_new_tokens: int) -> Model:
+def lab_model(
+    spec: str,
+    *,
+    seed: int,
+    format: str | None,
+    constrained: bool | None,
+    max_new_tokens: int,
+    after_results: str = "auto",
+) -> Model:
     """The simulated model (`sim`) or any model string `toollab run` takes. A local model is constrained by
-    default, one call a turn, a call required on the first turn (SmolLM2 writes no calls otherwise)."""
+    default, one call a turn, a call required on the first turn (SmolLM2 writes no calls otherwise) and
+    `after_results` on the turns that follow tool results."""
     if spec == SIMULATED:
         return SimulatedModel(seed=seed, format=format or "hermes")
     options: dict[str, Any] = {"max_new_tokens": max_new_tokens} if is_local(spec) else {}
     if constrained_for(spec, constrained):
-        options["constraint"] = ToolGrammar("required", parallel=False)
+        options["constraint"] = ToolGrammar("required", parallel=False, after_results=after_results)
     return load_model(spec, format=format, **options)
 
 
@@ -45,13 +54,27 @@ def lab(
     out: Annotated[Path | None, typer.Option(help="Folder for outcomes, summary and plots.")] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 192,
     constrained: Constrained = None,
+    after_results: Annotated[
+        str,
+        typer.Option(
+            help="With --constrained: the tool choice after tool results, auto (prose allowed) or required "
+            "(a tool or finish)."
+        ),
+    ] = "auto",
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
     if name not in EXPERIMENTS:
         errors.print(f"[red]error:[/red] unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
         raise typer.Exit(2)
     try:
-        chosen = lab_model(model, seed=seed, format=format, constrained=constrained, max_new_tokens=max_new_tokens)
+        chosen = lab_model(
+            model,
+            seed=seed,
+            format=format,
+            constrained=constrained,
+            max_new_tokens=max_new_tokens,
+            after_results=after_results,
+        )
         load_local(chosen, console)
     except (ValueError, ModelError) as exc:
         errors.print(f"[red]error:[/red] {exc}")
