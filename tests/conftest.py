@@ -41,3 +41,62 @@ def toollab(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedP
         cwd=cwd,
         env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"},
     )
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """`python -m toollab ARGS` in its own process, ready once its port accepts connections; killed at exit."""
+
+    def __init__(self, *args: str, port: int, env: dict[str, str] | None = None, ready_timeout: float = 60):
+        import os
+
+        self.args = args
+        self.port = port
+        self.env = {**os.environ, **(env or {})}
+        self.ready_timeout = ready_timeout
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> ServerProcess:
+        import socket
+        import time
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "toollab", *self.args],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + self.ready_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.process.stderr.read()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"server not ready on port {self.port}")
+
+    def stop(self) -> str:
+        """Kill the server; returns what it wrote to stdout and stderr."""
+        if self.process is None:
+            return ""
+        self.process.kill()
+        out, err = self.process.communicate(timeout=10)
+        self.process = None
+        return out + err
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -18,11 +18,12 @@ from typer.testing import CliRunner
 from toollab import FunctionModel, ToolCall, call
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import SINGLE_TURN, load_category
-from toollab.eval.bfcl.schema import parameters_schema, safe_name, to_json_schema, tool_set
+from toollab.eval.bfcl.schema import parameters_schema, to_json_schema, tool_set
 from toollab.formats import FORMATS
 from toollab.interfaces.cli import app
 from toollab.models.http import RetryPolicy
 from toollab.models.openai_compatible import OpenAIModel
+from toollab.tools import safe_name
 
 BASELINE = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"]
 

@@ -15,7 +15,7 @@ from toollab.constrain import ToolGrammar
 from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus, events
 from toollab.harness.model import ModelError
-from toollab.interfaces import eval_cli, lab_cli
+from toollab.interfaces import eval_cli, lab_cli, serve_cli
 from toollab.interfaces.loading import load_local, load_tools
 from toollab.interfaces.options import Constrained, Parallel, constrained_for
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
@@ -24,6 +24,7 @@ from toollab.tools import add, calculator, multiply
 app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_is_help=True, add_completion=False)
 app.add_typer(eval_cli.app, name="eval")
 app.command("lab")(lab_cli.lab)
+app.add_typer(serve_cli.mcp_app, name="mcp")
 console = Console()
 errors = Console(stderr=True)
 

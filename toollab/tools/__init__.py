@@ -1,7 +1,7 @@
 """Tools: functions with a name, a description written for the model, and a JSON Schema for their arguments."""
 
 from toollab.tools.arithmetic import add, calculator, multiply
-from toollab.tools.tool import InvalidArguments, Tool, ToolError, ToolSpec, tool
+from toollab.tools.tool import InvalidArguments, Tool, ToolError, ToolSpec, safe_name, tool
 from toollab.tools.validation import ArgumentProblem
 
 __all__ = [
@@ -13,5 +13,6 @@ __all__ = [
     "add",
     "calculator",
     "multiply",
+    "safe_name",
     "tool",
 ]

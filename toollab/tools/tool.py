@@ -17,6 +17,13 @@ from toollab.tools.validation import ArgumentProblem, ArgumentValidator, format_
 
 # What OpenAI and Anthropic accept as a function name.
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def safe_name(name: str) -> str:
+    """A tool name every provider accepts (^[A-Za-z0-9_-]{1,64}$): other characters become '_' (as BFCL's own
+    handlers turn dots into '_'), and the name is cut at 64."""
+    return _INVALID_NAME_CHARS.sub("_", name)[:64] or "_"
 
 
 class ToolError(Exception):

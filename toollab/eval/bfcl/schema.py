@@ -6,11 +6,10 @@ Schema a provider or a grammar understands. Tool names keep BFCL's dots only whe
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from toollab.tools import ToolSpec
+from toollab.tools import ToolSpec, safe_name
 
 # BFCL type -> JSON Schema type; "any" has none.
 TYPES: dict[str, str | None] = {
@@ -31,7 +30,6 @@ TYPES: dict[str, str | None] = {
 }
 # Keys BFCL docs use that are not JSON Schema or only confuse a schema validator.
 _DROP = {"optional", "format"}
-_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 PYTHON_NOTE = " Note that the provided function is in Python 3 syntax."
 
 
@@ -70,11 +68,6 @@ def parameters_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     schema.setdefault("required", [])
     schema["additionalProperties"] = False
     return schema
-
-
-def safe_name(name: str) -> str:
-    """A name every provider accepts (^[A-Za-z0-9_-]{1,64}$): BFCL's own handlers also turn dots into '_'."""
-    return _INVALID_NAME_CHARS.sub("_", name)[:64]
 
 
 @dataclass(frozen=True, slots=True)
