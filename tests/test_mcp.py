@@ -17,6 +17,8 @@ from toollab import Agent, ScriptedModel, ToolError, call
 from toollab.harness import Dispatcher
 from toollab.interfaces.mcp import MCPServer
 
+pytestmark = pytest.mark.slow  # real servers in their own processes
+
 KEY = "test-key-5f1c9a"
 TOOLS = "tests/mcp_tools.py:TOOLS"
 STDIO = [sys.executable, "-m", "toollab", "mcp", "serve", TOOLS]

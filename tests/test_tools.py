@@ -214,3 +214,22 @@ def test_functions_that_cannot_be_described_are_refused():
     for fn, message in ((star, r"\*args"), (private, "may not start"), (positional, "positional-only")):
         with pytest.raises(TypeError, match=message):
             tool(fn)
+
+
+def test_an_object_with_an_async_call_is_an_async_tool():
+    import asyncio
+
+    from toollab.harness import Dispatcher
+    from toollab.models import call
+
+    class Fetch:
+        async def __call__(self, arguments):
+            await asyncio.sleep(0)
+            return f"fetched {arguments['url']}"
+
+    t = Tool.from_schema(
+        "fetch", "Fetch a URL.", {"type": "object", "properties": {"url": {"type": "string"}}}, Fetch()
+    )
+    assert t.is_async
+    result = asyncio.run(Dispatcher([t]).dispatch(call("fetch", {"url": "x"}, "c")))
+    assert result.content == "fetched x" and not result.is_error

@@ -25,6 +25,8 @@ app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_
 app.add_typer(eval_cli.app, name="eval")
 app.command("lab")(lab_cli.lab)
 app.add_typer(serve_cli.mcp_app, name="mcp")
+app.add_typer(serve_cli.rest_app, name="rest")
+app.command("gateway")(serve_cli.gateway)
 console = Console()
 errors = Console(stderr=True)
 

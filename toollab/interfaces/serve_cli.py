@@ -12,8 +12,11 @@ from toollab.interfaces.loading import load_tools
 
 errors = Console(stderr=True)
 mcp_app = typer.Typer(help="Serve tools over MCP.", no_args_is_help=True)
+rest_app = typer.Typer(help="Serve tools over REST, with an OpenAPI document.", no_args_is_help=True)
 
 MCP_KEY_ENV = "MCP_API_KEY"
+REST_KEY_ENV = "TOOLLAB_API_KEY"
+UPSTREAM_KEY_ENV = "UPSTREAM_API_KEY"
 
 Host = Annotated[str, typer.Option(help="Address to bind; 127.0.0.1 keeps the server on this machine.")]
 
@@ -43,4 +46,45 @@ def mcp_serve(
         raise _fail(f"serving MCP over http needs a bearer token: set {MCP_KEY_ENV}")
     from toollab.interfaces.mcp.server import serve_mcp  # fastmcp loads only when serving (extra `serve`)
 
-    serve_mcp(tool_set, transport="http" if transport == "http" else "stdio", host=host, port=port, token=token, name=name)
+    serve_mcp(
+        tool_set, transport="http" if transport == "http" else "stdio", host=host, port=port, token=token, name=name
+    )
+
+
+@rest_app.command("serve")
+def rest_serve(
+    tools: Annotated[str, typer.Argument(help="The tools, as MODULE:ATTR or FILE.py:ATTR.")],
+    host: Host = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8766,
+) -> None:
+    """Serve TOOLS as REST endpoints (POST /tools/NAME); clients send `X-API-Key: $TOOLLAB_API_KEY`. The OpenAPI
+    document is at /openapi.json."""
+    try:
+        tool_set = load_tools(tools)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    key = os.environ.get(REST_KEY_ENV)
+    if not key:
+        raise _fail(f"the REST server needs an API key: set {REST_KEY_ENV}")
+    from toollab.interfaces.rest.server import serve_rest
+
+    serve_rest(tool_set, api_key=key, host=host, port=port)
+
+
+def gateway(
+    openapi: Annotated[str, typer.Option(help="The upstream's OpenAPI document: a URL or a file.")],
+    upstream: Annotated[str, typer.Option(help="The upstream's base URL.")],
+    host: Host = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8767,
+) -> None:
+    """An MCP server (HTTP) in front of a REST API. Agents send `Authorization: Bearer $MCP_API_KEY`; only the
+    gateway holds $UPSTREAM_API_KEY, and it never shows it to them."""
+    agent_key, upstream_key = os.environ.get(MCP_KEY_ENV), os.environ.get(UPSTREAM_KEY_ENV)
+    if not agent_key or not upstream_key:
+        raise _fail(f"set {MCP_KEY_ENV} (for the agents) and {UPSTREAM_KEY_ENV} (for the upstream)")
+    from toollab.interfaces.gateway import serve_gateway
+
+    try:
+        serve_gateway(openapi, upstream, agent_key=agent_key, upstream_key=upstream_key, host=host, port=port)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None

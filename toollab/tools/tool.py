@@ -96,7 +96,10 @@ class Tool:
         if self.timeout is not None and not self.timeout > 0:
             raise ValueError(f"tool {self.name!r}: timeout must be positive, got {self.timeout!r}")
         self._validator = ArgumentValidator(self.parameters)
-        self.is_async = inspect.iscoroutinefunction(self.function)
+        # an object with an async __call__ is async too (inspect does not see through it)
+        self.is_async = inspect.iscoroutinefunction(self.function) or inspect.iscoroutinefunction(
+            type(self.function).__call__
+        )
         self.spec = ToolSpec(self.name, self.description, self.parameters)
 
     @classmethod
