@@ -35,6 +35,7 @@ lint: $(VENV)/.installed
 bench: $(VENV)/.bench-installed
 	$(BIN)/python benchmarks/overhead.py
 	$(BIN)/python benchmarks/local_model.py
+	$(BIN)/python benchmarks/mcp_load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -158,3 +158,21 @@ def test_a_server_killed_mid_call_gives_an_error_result_and_a_restart_is_picked_
     finally:
         if process:
             process.stop()
+
+
+def test_two_servers_and_local_tools_in_one_agent_with_prefixes(served):
+    from toollab import calculator
+
+    async def go():
+        async with MCPServer(STDIO, prefix="a_") as a, MCPServer(served, token=KEY, prefix="b_") as b:
+            tools = [*await a.tools(), *await b.tools(), calculator]
+            assert len({t.name for t in tools}) == len(tools)  # the same tools twice, apart by prefix
+            script = [
+                [call("a_pid", {}, "pa"), call("b_pid", {}, "pb"), call("calculator", {"expression": "2+2"}, "c")]
+            ]
+            return await Agent(ScriptedModel([*script, "done"]), tools).run("go")
+
+    run = asyncio.run(go())
+    results = results_by_id(run.messages)
+    assert results["pa"].content != results["pb"].content  # two different server processes
+    assert results["c"].content == "4"
