@@ -176,3 +176,24 @@ def test_two_servers_and_local_tools_in_one_agent_with_prefixes(served):
     results = results_by_id(run.messages)
     assert results["pa"].content != results["pb"].content  # two different server processes
     assert results["c"].content == "4"
+
+
+def test_the_official_sdk_client_sees_the_same_tools_and_errors():
+    """Not only our own client: the reference MCP SDK's ClientSession over stdio."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def go():
+        params = StdioServerParameters(command=STDIO[0], args=STDIO[1:])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            ok = await session.call_tool("calculator", {"expression": "6*7"})
+            failed = await session.call_tool("fail", {"reason": "sdk"})
+            return listed, ok, failed
+
+    listed, ok, failed = asyncio.run(go())
+    by_name = {t.name: t for t in listed.tools}
+    assert by_name["calculator"].input_schema == mcp_tools.calculator.parameters
+    assert not ok.is_error and ok.content[0].text == "42"
+    assert failed.is_error and failed.content[0].text == "failed on purpose: sdk"
