@@ -43,6 +43,16 @@ def toollab(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedP
     )
 
 
+# A raw MCP initialize request over streamable HTTP, for tests of what a server refuses.
+MCP_INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
 def free_port() -> int:
     import socket
 

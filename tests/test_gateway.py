@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ServerProcess, assert_history_consistent, free_port, results_by_id, toollab
+from conftest import MCP_ACCEPT, MCP_INIT, ServerProcess, assert_history_consistent, free_port, results_by_id, toollab
 
 from toollab import Agent, ScriptedModel, call
 from toollab.interfaces.mcp import MCPServer
@@ -119,16 +119,9 @@ def test_a_whole_agent_session_never_sees_the_upstream_key(gateway, tmp_path):
 
 def test_the_gateway_refuses_agents_without_its_token(gateway):
     url, _ = gateway
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    accept = {"Accept": "application/json, text/event-stream"}
-    assert httpx.post(url, json=init, headers=accept).status_code == 401
-    upstream_key_as_token = {**accept, "Authorization": f"Bearer {UPSTREAM_KEY}"}
-    assert httpx.post(url, json=init, headers=upstream_key_as_token).status_code == 401
+    assert httpx.post(url, json=MCP_INIT, headers=MCP_ACCEPT).status_code == 401
+    upstream_key_as_token = {**MCP_ACCEPT, "Authorization": f"Bearer {UPSTREAM_KEY}"}
+    assert httpx.post(url, json=MCP_INIT, headers=upstream_key_as_token).status_code == 401
 
 
 def test_the_gateway_needs_both_keys_and_they_must_differ(upstream):

@@ -11,6 +11,8 @@ import time
 import httpx
 import mcp_tools
 import pytest
+from conftest import MCP_ACCEPT as ACCEPT
+from conftest import MCP_INIT as INIT
 from conftest import ServerProcess, assert_history_consistent, free_port, results_by_id, toollab
 
 from toollab import Agent, ScriptedModel, ToolError, call
@@ -22,13 +24,6 @@ pytestmark = pytest.mark.slow  # real servers in their own processes
 KEY = "test-key-5f1c9a"
 TOOLS = "tests/mcp_tools.py:TOOLS"
 STDIO = [sys.executable, "-m", "toollab", "mcp", "serve", TOOLS]
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
-ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
 def http_server(port: int) -> ServerProcess:
