@@ -56,10 +56,20 @@ async def wait(seconds: float, marker: str = "") -> str:
     return f"waited {seconds}"
 
 
+@tool(side_effects=True)
+def launch(target: str) -> str:
+    """Something with side effects: runs only when the server approves it.
+
+    Args:
+        target: What to launch.
+    """
+    return f"launched {target}"
+
+
 @tool
 def pid() -> int:
     """The server's process id."""
     return os.getpid()
 
 
-TOOLS: list[Tool] = [calculator, echo, fail, crash, too_slow, wait, pid]
+TOOLS: list[Tool] = [calculator, echo, fail, crash, too_slow, wait, pid, launch]

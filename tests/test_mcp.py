@@ -50,7 +50,9 @@ def test_stdio_tools_keep_their_schemas_and_messages():
     async def go():
         async with MCPServer(STDIO, prefix="s_") as server:
             tools = {t.name: t for t in await server.tools()}
-            assert set(tools) == {f"s_{n}" for n in ("calculator", "echo", "fail", "crash", "too_slow", "wait", "pid")}
+            assert set(tools) == {
+                f"s_{n}" for n in ("calculator", "echo", "fail", "crash", "too_slow", "wait", "pid", "launch")
+            }
             assert tools["s_calculator"].parameters["required"] == ["expression"]
             _, results = await results_of(
                 server,
@@ -192,3 +194,15 @@ def test_the_official_sdk_client_sees_the_same_tools_and_errors():
     assert by_name["calculator"].input_schema == mcp_tools.calculator.parameters
     assert not ok.is_error and ok.content[0].text == "42"
     assert failed.is_error and failed.content[0].text == "failed on purpose: sdk"
+
+
+def test_side_effects_are_refused_unless_the_server_allows_them():
+    async def launch(command):
+        async with MCPServer(command) as server:
+            try:
+                return await server.call("launch", {"target": "rocket"})
+            except ToolError as exc:
+                return f"error: {exc}"
+
+    assert "needs approval" in asyncio.run(launch(STDIO))
+    assert asyncio.run(launch([*STDIO, "--allow-side-effects"])) == "launched rocket"

@@ -56,6 +56,8 @@ def test_api_key_and_errors_over_http(rest):
     assert broken.status_code == 400 and broken.json()["kind"] == "invalid_json"
     failed = httpx.post(f"{rest}/tools/fail", json={"reason": "why"}, headers=good)
     assert failed.status_code == 500 and failed.json() == {"error": "failed on purpose: why", "kind": "tool_error"}
+    denied = httpx.post(f"{rest}/tools/launch", json={"target": "x"}, headers=good)
+    assert denied.status_code == 403 and denied.json()["kind"] == "denied"
     slow = httpx.post(f"{rest}/tools/too_slow", json={}, headers=good)
     assert slow.status_code == 504 and slow.json()["kind"] == "timeout"
 

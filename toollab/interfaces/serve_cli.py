@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -19,6 +19,18 @@ REST_KEY_ENV = "TOOLLAB_API_KEY"
 UPSTREAM_KEY_ENV = "UPSTREAM_API_KEY"
 
 Host = Annotated[str, typer.Option(help="Address to bind; 127.0.0.1 keeps the server on this machine.")]
+AllowSideEffects = Annotated[
+    bool,
+    typer.Option(
+        "--allow-side-effects",
+        help="Run tools marked side_effects=True when called (the caller approves); refused by default.",
+    ),
+]
+
+
+def _approver(allow: bool) -> Any:
+    """Approve every call (the remote caller is trusted to have approved it), or none."""
+    return (lambda call, tool: True) if allow else None
 
 
 def _fail(message: str) -> typer.Exit:
@@ -33,6 +45,7 @@ def mcp_serve(
     host: Host = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port for http.")] = 8765,
     name: Annotated[str, typer.Option(help="The server's name, as clients see it.")] = "toollab",
+    allow_side_effects: AllowSideEffects = False,
 ) -> None:
     """Serve TOOLS as an MCP server. Over http, clients must send `Authorization: Bearer $MCP_API_KEY`."""
     if transport not in ("stdio", "http"):
@@ -47,7 +60,13 @@ def mcp_serve(
     from toollab.interfaces.mcp.server import serve_mcp  # fastmcp loads only when serving (extra `serve`)
 
     serve_mcp(
-        tool_set, transport="http" if transport == "http" else "stdio", host=host, port=port, token=token, name=name
+        tool_set,
+        transport="http" if transport == "http" else "stdio",
+        host=host,
+        port=port,
+        token=token,
+        name=name,
+        approve=_approver(allow_side_effects),
     )
 
 
@@ -56,6 +75,7 @@ def rest_serve(
     tools: Annotated[str, typer.Argument(help="The tools, as MODULE:ATTR or FILE.py:ATTR.")],
     host: Host = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8766,
+    allow_side_effects: AllowSideEffects = False,
 ) -> None:
     """Serve TOOLS as REST endpoints (POST /tools/NAME); clients send `X-API-Key: $TOOLLAB_API_KEY`. The OpenAPI
     document is at /openapi.json."""
@@ -68,7 +88,7 @@ def rest_serve(
         raise _fail(f"the REST server needs an API key: set {REST_KEY_ENV}")
     from toollab.interfaces.rest.server import serve_rest
 
-    serve_rest(tool_set, api_key=key, host=host, port=port)
+    serve_rest(tool_set, api_key=key, host=host, port=port, approve=_approver(allow_side_effects))
 
 
 def gateway(

@@ -20,7 +20,7 @@ from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 from pydantic import PrivateAttr
 
-from toollab.harness.dispatch import Dispatcher
+from toollab.harness.dispatch import Approver, Dispatcher
 from toollab.harness.messages import ToolCall
 from toollab.tools import Tool
 
@@ -55,10 +55,15 @@ def token_verifier(token: str) -> DebugTokenVerifier:
     return DebugTokenVerifier(validate=lambda given: hmac.compare_digest(given.encode(), expected))
 
 
-def mcp_server(tools: Iterable[Tool], *, name: str = "toollab", token: str | None = None) -> FastMCP:
-    """An MCP server offering `tools`; with `token`, every HTTP request must carry `Authorization: Bearer TOKEN`."""
+def mcp_server(
+    tools: Iterable[Tool], *, name: str = "toollab", token: str | None = None, approve: Approver | None = None
+) -> FastMCP:
+    """An MCP server offering `tools`; with `token`, every HTTP request must carry `Authorization: Bearer TOKEN`.
+
+    Tools with side effects run only when `approve(call, tool)` says yes; without an approver they are refused,
+    as in-process (a remote client cannot be asked)."""
     tools = list(tools)
-    dispatcher = Dispatcher(tools)
+    dispatcher = Dispatcher(tools, approve=approve)
     server = FastMCP(name, auth=token_verifier(token) if token is not None else None)
     ids = itertools.count(1)
     for tool in tools:
@@ -80,14 +85,15 @@ def serve_mcp(
     port: int = 8765,
     token: str | None = None,
     name: str = "toollab",
+    approve: Approver | None = None,
 ) -> None:
     """Serve until stopped. HTTP needs a token; stdio is the client's own child process and needs none."""
     if transport == "stdio":
-        mcp_server(tools, name=name).run(transport="stdio", show_banner=False)
+        mcp_server(tools, name=name, approve=approve).run(transport="stdio", show_banner=False)
         return
     if not token:
         raise ValueError("serving MCP over HTTP needs a bearer token (set MCP_API_KEY)")
-    server = mcp_server(tools, name=name, token=token)
+    server = mcp_server(tools, name=name, token=token, approve=approve)
     server.run(
         transport="http",
         host=host,

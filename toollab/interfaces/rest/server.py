@@ -15,7 +15,7 @@ from fastapi.security import APIKeyHeader
 from pydantic import BaseModel
 
 from toollab.harness import errors
-from toollab.harness.dispatch import Dispatcher
+from toollab.harness.dispatch import Approver, Dispatcher
 from toollab.harness.messages import ToolCall
 from toollab.tools import Tool
 
@@ -39,12 +39,15 @@ class ToolFailure(BaseModel):
     kind: str
 
 
-def rest_app(tools: Iterable[Tool], *, api_key: str, title: str = "toollab tools") -> FastAPI:
-    """The FastAPI app; every request must carry `X-API-Key: api_key` (compared in constant time)."""
+def rest_app(
+    tools: Iterable[Tool], *, api_key: str, title: str = "toollab tools", approve: Approver | None = None
+) -> FastAPI:
+    """The FastAPI app; every request must carry `X-API-Key: api_key` (compared in constant time). Tools with
+    side effects run only when `approve(call, tool)` says yes (403 otherwise)."""
     if not api_key:
         raise ValueError("a REST server needs an API key")
     tools = list(tools)
-    dispatcher = Dispatcher(tools)
+    dispatcher = Dispatcher(tools, approve=approve)
     ids = itertools.count(1)
     expected = api_key.encode()
     key_header = APIKeyHeader(name=API_KEY_HEADER, auto_error=False, description="The server's API key.")
@@ -94,7 +97,14 @@ def _endpoint(tool: Tool, dispatcher: Dispatcher, ids: Any) -> Any:
     return run_tool
 
 
-def serve_rest(tools: Iterable[Tool], *, api_key: str, host: str = "127.0.0.1", port: int = 8766) -> None:
+def serve_rest(
+    tools: Iterable[Tool],
+    *,
+    api_key: str,
+    host: str = "127.0.0.1",
+    port: int = 8766,
+    approve: Approver | None = None,
+) -> None:
     import uvicorn
 
-    uvicorn.run(rest_app(tools, api_key=api_key), host=host, port=port, log_level="warning")
+    uvicorn.run(rest_app(tools, api_key=api_key, approve=approve), host=host, port=port, log_level="warning")
