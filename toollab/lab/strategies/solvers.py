@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from toollab.formats.base import tools_jsonl
 from toollab.harness import Agent
 from toollab.harness.dispatch import Dispatcher
-from toollab.harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
+from toollab.harness.messages import Message, SystemMessage, ToolCall, UserMessage
 from toollab.harness.model import Model
 from toollab.lab.countries.tasks import Task, is_correct
 from toollab.lab.strategies import prompts
@@ -117,10 +117,3 @@ async def self_critique(model: Model, task: Task, tools: Sequence[Tool] = (), ma
         return outcome(task, strategy, meter, answer, extra=extra)
     run = await Agent(meter, tools, max_steps=max_steps).run(prompts.CRITIC, history=messages)
     return run_outcome(task, strategy, meter, run, **extra)
-
-
-def last_text(messages: Sequence[Message]) -> str:
-    for m in reversed(messages):
-        if isinstance(m, AssistantMessage) and m.content:
-            return m.content
-    return ""
