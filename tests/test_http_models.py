@@ -228,3 +228,15 @@ def test_concurrent_runs_draw_from_one_budget():
 
         asyncio.run(all_three())
     assert len(server.requests) == 3
+
+
+def test_load_model_keeps_local_options_to_local_models():
+    from toollab.constrain import ToolGrammar
+    from toollab.models import load_model
+
+    http = load_model("openai:m@http://127.0.0.1:9/v1", max_new_tokens=5, api_key="k")  # ignored over HTTP
+    assert isinstance(http, OpenAIModel)
+    with pytest.raises(ValueError, match="applies to local models"):
+        load_model("openai:m@http://127.0.0.1:9/v1", constraint=ToolGrammar("required"), api_key="k")
+    local = load_model("local", max_new_tokens=7, constraint=ToolGrammar("required"))
+    assert local.max_new_tokens == 7 and local.constraint is not None

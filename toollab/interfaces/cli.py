@@ -126,10 +126,8 @@ def run(
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
         local = is_local(model)
-        options: dict[str, Any] = {"max_new_tokens": max_new_tokens} if local else {}
-        if constrained_for(model, constrained):
-            options["constraint"] = ToolGrammar(tool_choice, parallel=parallel)
-        chosen = load_model(model, format=format, **options)
+        grammar = ToolGrammar(tool_choice, parallel=parallel) if constrained_for(model, constrained) else None
+        chosen = load_model(model, format=format, max_new_tokens=max_new_tokens, constraint=grammar)
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
         agent = Agent(chosen, tool_set, max_steps=max_steps, on_event=None if json_output else RoundPrinter(console))
     except ValueError as exc:

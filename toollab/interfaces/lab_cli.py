@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -18,7 +18,7 @@ from toollab.interfaces.loading import load_local, progress_bar
 from toollab.interfaces.options import Constrained, constrained_for
 from toollab.lab import EXPERIMENTS, SimulatedModel
 from toollab.lab.experiments import Settings
-from toollab.models.registry import MODEL_FORMS, is_local, load_model
+from toollab.models.registry import MODEL_FORMS, load_model
 
 console = Console()
 errors = Console(stderr=True)
@@ -39,10 +39,12 @@ def lab_model(
     `after_results` on the turns that follow tool results."""
     if spec == SIMULATED:
         return SimulatedModel(seed=seed, format=format or "hermes")
-    options: dict[str, Any] = {"max_new_tokens": max_new_tokens} if is_local(spec) else {}
-    if constrained_for(spec, constrained):
-        options["constraint"] = ToolGrammar("required", parallel=False, after_results=after_results)
-    return load_model(spec, format=format, **options)
+    grammar = (
+        ToolGrammar("required", parallel=False, after_results=after_results)
+        if constrained_for(spec, constrained)
+        else None
+    )
+    return load_model(spec, format=format, max_new_tokens=max_new_tokens, constraint=grammar)
 
 
 def lab(

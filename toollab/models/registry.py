@@ -8,7 +8,7 @@ from typing import Any
 
 from toollab.harness.model import Model
 from toollab.models.anthropic import AnthropicModel
-from toollab.models.local import LocalModel
+from toollab.models.local import DecodeConstraint, LocalModel
 from toollab.models.openai_compatible import OpenAIModel
 from toollab.models.scripted import ScriptedModel, call
 
@@ -51,11 +51,23 @@ def require_local(spec: str) -> None:
         )
 
 
-def load_model(spec: str, *, format: str | None = None, **options: Any) -> Model:
-    """A model from its string. `format` applies to local models; `options` go to the backend's constructor."""
+def load_model(
+    spec: str,
+    *,
+    format: str | None = None,
+    max_new_tokens: int | None = None,
+    constraint: DecodeConstraint | None = None,
+    **options: Any,
+) -> Model:
+    """A model from its string. `format` and `max_new_tokens` apply to local models (other backends ignore
+    them); a `constraint` is refused for any other model; `options` go to the backend's constructor."""
+    if constraint is not None:
+        require_local(spec)
     kind, _, rest = spec.partition(":")
     if kind == "local":
-        return LocalModel(rest or None, format=format, **options)
+        if max_new_tokens is not None:
+            options["max_new_tokens"] = max_new_tokens
+        return LocalModel(rest or None, format=format, constraint=constraint, **options)
     if kind == "openai" and rest:
         name, _, base_url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
         return OpenAIModel(name, base_url=base_url or None, **options)

@@ -29,7 +29,7 @@ from toollab.eval.results import ResultsFile
 from toollab.eval.summary import summarize
 from toollab.formats import get_format
 from toollab.harness import Model
-from toollab.models.registry import is_local, load_model, require_local
+from toollab.models.registry import load_model
 
 GROUND_TRUTH = "ground-truth"  # the model name of the self-check
 
@@ -48,16 +48,6 @@ class RunConfig:
     constrained: bool = False  # grammar-constrained decoding (local models)
     tool_choice: str = "auto"  # for constrained decoding: auto, required, none or a tool name
     parallel: bool = True  # for constrained decoding: several calls in one turn
-
-    def model_options(self) -> dict[str, Any]:
-        if self.constrained:
-            require_local(self.model)
-        if not is_local(self.model):
-            return {}
-        options: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
-        if self.constrained:
-            options["constraint"] = ToolGrammar(self.tool_choice, parallel=self.parallel)
-        return options
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resumption (the same items must mean the same thing)."""
@@ -87,7 +77,9 @@ class BfclRun:
         self.run_name = f"toollab_{uuid.uuid4().hex[:12]}"
 
     def _load_model(self) -> Model:
-        return load_model(self.config.model, format=self.config.format, **self.config.model_options())
+        c = self.config
+        grammar = ToolGrammar(c.tool_choice, parallel=c.parallel) if c.constrained else None
+        return load_model(c.model, format=c.format, max_new_tokens=c.max_new_tokens, constraint=grammar)
 
     def _check_resumable(self) -> None:
         meta = self.out / "run.json"
