@@ -17,7 +17,7 @@ from toollab.harness import Agent, RunResult, RunStatus, events
 from toollab.harness.model import ModelError
 from toollab.interfaces import eval_cli, lab_cli, serve_cli
 from toollab.interfaces.loading import load_local, load_tools
-from toollab.interfaces.options import Constrained, Parallel, constrained_for
+from toollab.interfaces.options import Constrained, Parallel, constrained_for, errors, fail
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.tools import add, calculator, multiply
 
@@ -28,14 +28,8 @@ app.add_typer(serve_cli.mcp_app, name="mcp")
 app.add_typer(serve_cli.rest_app, name="rest")
 app.command("gateway")(serve_cli.gateway)
 console = Console()
-errors = Console(stderr=True)
 
 DEFAULT_TOOLS = [add, multiply, calculator]
-
-
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}")
-    return typer.Exit(2)
 
 
 def _short(value: Any, limit: int = 300) -> str:
@@ -131,7 +125,7 @@ def run(
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
         agent = Agent(chosen, tool_set, max_steps=max_steps, on_event=None if json_output else RoundPrinter(console))
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if not json_output and model == "scripted":
         console.print(
             "[dim]model: scripted (replays a fixed demo script; --model scripted:FILE.json for your own turns)[/dim]"
@@ -140,7 +134,7 @@ def run(
         try:
             load_local(chosen, errors if json_output else console)
         except ModelError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     result = agent.run_sync(prompt, log=log)
     if json_output:
         print(json.dumps(result_json(result), ensure_ascii=False))
@@ -165,7 +159,7 @@ def show_tools(
     try:
         tool_set = load_tools(ref) if ref else DEFAULT_TOOLS
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     print(json.dumps([t.spec.to_dict() for t in tool_set], indent=2, ensure_ascii=False))
 
 

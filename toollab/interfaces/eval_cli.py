@@ -17,19 +17,13 @@ from toollab.eval.bfcl.run import write_outputs
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import Constrained, Parallel, constrained_for
+from toollab.interfaces.options import Constrained, Parallel, constrained_for, fail
 from toollab.models.registry import MODEL_FORMS
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
 console = Console()
-errors = Console(stderr=True)
 
 BASELINE = "simple_python,multiple,parallel,parallel_multiple,irrelevance"
-
-
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}")
-    return typer.Exit(2)
 
 
 def _pct(p: dict[str, Any]) -> str:
@@ -83,7 +77,7 @@ def bfcl(
     try:
         constrained = constrained_for(model, constrained)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     mode = "constrained" if constrained else "free"
     folder = out or Path("runs") / f"bfcl-{model.replace(':', '-').replace('/', '-')}-{format or 'default'}-{mode}"
     config = RunConfig(
@@ -101,14 +95,14 @@ def bfcl(
     try:
         run = BfclRun(config, folder)
     except (ValueError, RuntimeError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     pending = run.pending
     if len(pending) < len(run.items):
         console.print(f"resuming {folder}: {len(run.items) - len(pending)} items done, {len(pending)} to go")
     try:
         load_local(run.model, console)
     except ModelError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     right = done = 0
     with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
         task = progress.add_task("BFCL", total=len(pending), accuracy="–")
@@ -136,7 +130,7 @@ def compare(
     try:
         result = compare_runs(run_a, run_b)
     except (OSError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if json_output:
         print(json.dumps(result, indent=2))
         return
@@ -163,6 +157,6 @@ def report(run: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
     """Rewrite a run's summary.json and report.html from its results (for example after an interrupted run)."""
     meta = run / "run.json"
     if not meta.exists():
-        raise _fail(f"{run} is not a run folder (no run.json)")
+        raise fail(f"{run} is not a run folder (no run.json)")
     summary = write_outputs(run, json.loads(meta.read_text(encoding="utf-8")))
     console.print(summary_table(summary))

@@ -15,13 +15,12 @@ from toollab.constrain import ToolGrammar
 from toollab.formats import FORMATS
 from toollab.harness.model import Model, ModelError
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import Constrained, constrained_for
+from toollab.interfaces.options import Constrained, constrained_for, fail
 from toollab.lab import EXPERIMENTS, SimulatedModel
 from toollab.lab.experiments import Settings
 from toollab.models.registry import MODEL_FORMS, load_model
 
 console = Console()
-errors = Console(stderr=True)
 SIMULATED = "sim"
 
 
@@ -66,8 +65,7 @@ def lab(
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
     if name not in EXPERIMENTS:
-        errors.print(f"[red]error:[/red] unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
-        raise typer.Exit(2)
+        raise fail(f"unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
     try:
         chosen = lab_model(
             model,
@@ -79,8 +77,7 @@ def lab(
         )
         load_local(chosen, console)
     except (ValueError, ModelError) as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     folder = out or Path("runs") / "lab" / f"{name}-{model.replace(':', '-').replace('/', '-')}"
     with progress_bar(console) as progress:
         bar = progress.add_task(name, total=None)

@@ -1,12 +1,22 @@
-"""Command-line options shared by `toollab run` and `toollab eval`."""
+"""What the `toollab` commands share: options, and how a command refuses bad input."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from toollab.models.registry import is_local, require_local
+
+errors = Console(stderr=True)
+
+
+def fail(message: str) -> typer.Exit:
+    """Say what was wrong on stderr; the command exits with status 2 (`raise fail(...)`)."""
+    errors.print(f"[red]error:[/red] {message}")
+    return typer.Exit(2)
+
 
 Constrained = Annotated[
     bool | None,

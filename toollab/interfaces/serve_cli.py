@@ -6,11 +6,10 @@ import os
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from toollab.interfaces.loading import load_tools
+from toollab.interfaces.options import fail
 
-errors = Console(stderr=True)
 mcp_app = typer.Typer(help="Serve tools over MCP.", no_args_is_help=True)
 rest_app = typer.Typer(help="Serve tools over REST, with an OpenAPI document.", no_args_is_help=True)
 
@@ -33,11 +32,6 @@ def _approver(allow: bool) -> Any:
     return (lambda call, tool: True) if allow else None
 
 
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}")
-    return typer.Exit(2)
-
-
 @mcp_app.command("serve")
 def mcp_serve(
     tools: Annotated[str, typer.Argument(help="The tools, as MODULE:ATTR or FILE.py:ATTR.")],
@@ -49,14 +43,14 @@ def mcp_serve(
 ) -> None:
     """Serve TOOLS as an MCP server. Over http, clients must send `Authorization: Bearer $MCP_API_KEY`."""
     if transport not in ("stdio", "http"):
-        raise _fail(f"--transport must be stdio or http, got {transport!r}")
+        raise fail(f"--transport must be stdio or http, got {transport!r}")
     try:
         tool_set = load_tools(tools)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     token = os.environ.get(MCP_KEY_ENV)
     if transport == "http" and not token:
-        raise _fail(f"serving MCP over http needs a bearer token: set {MCP_KEY_ENV}")
+        raise fail(f"serving MCP over http needs a bearer token: set {MCP_KEY_ENV}")
     from toollab.interfaces.mcp.server import serve_mcp  # fastmcp loads only when serving (extra `serve`)
 
     serve_mcp(
@@ -82,10 +76,10 @@ def rest_serve(
     try:
         tool_set = load_tools(tools)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     key = os.environ.get(REST_KEY_ENV)
     if not key:
-        raise _fail(f"the REST server needs an API key: set {REST_KEY_ENV}")
+        raise fail(f"the REST server needs an API key: set {REST_KEY_ENV}")
     from toollab.interfaces.rest.server import serve_rest
 
     serve_rest(tool_set, api_key=key, host=host, port=port, approve=_approver(allow_side_effects))
@@ -101,10 +95,10 @@ def gateway(
     gateway holds $UPSTREAM_API_KEY, and it never shows it to them."""
     agent_key, upstream_key = os.environ.get(MCP_KEY_ENV), os.environ.get(UPSTREAM_KEY_ENV)
     if not agent_key or not upstream_key:
-        raise _fail(f"set {MCP_KEY_ENV} (for the agents) and {UPSTREAM_KEY_ENV} (for the upstream)")
+        raise fail(f"set {MCP_KEY_ENV} (for the agents) and {UPSTREAM_KEY_ENV} (for the upstream)")
     from toollab.interfaces.gateway import serve_gateway
 
     try:
         serve_gateway(openapi, upstream, agent_key=agent_key, upstream_key=upstream_key, host=host, port=port)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
