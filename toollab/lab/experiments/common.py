@@ -91,13 +91,30 @@ def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> 
     return t
 
 
-def bar_plot(path: Path, title: str, groups: Mapping[str, Mapping[str, Proportion]], ylabel: str = "accuracy") -> Path:
-    """Grouped bars (one group per key of `groups`, one bar per condition) with Wilson 95% error bars."""
+def _pyplot() -> Any:
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _save(figure: Any, path: Path, title: str, xlabel: str, ylabel: str) -> Path:
+    axes = figure.axes[0]
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    _pyplot().close(figure)
+    return path
+
+
+def bar_plot(path: Path, title: str, groups: Mapping[str, Mapping[str, Proportion]], ylabel: str = "accuracy") -> Path:
+    """Grouped bars (one group per key of `groups`, one bar per condition) with Wilson 95% error bars."""
+    plt = _pyplot()
     conditions = list(dict.fromkeys(c for bars in groups.values() for c in bars))
     width = 0.8 / max(1, len(conditions))
     figure, axes = plt.subplots(figsize=(max(5.0, 1.6 * len(groups) + 2), 3.6))
@@ -114,14 +131,8 @@ def bar_plot(path: Path, title: str, groups: Mapping[str, Mapping[str, Proportio
         axes.bar(xs, ys, width, yerr=[low, high], capsize=3, label=condition)
     axes.set_xticks(range(len(groups)), list(groups))
     axes.set_ylim(0, 1.25)  # headroom for the legend
-    axes.set_ylabel(ylabel)
-    axes.set_title(title)
     axes.legend(fontsize="small", loc="upper center", ncol=len(conditions))
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return _save(figure, path, title, "", ylabel)
 
 
 def line_plot(
@@ -133,23 +144,11 @@ def line_plot(
     xs: Sequence[float] | None = None,
 ) -> Path:
     """One line per series; x is 1, 2, ... unless `xs` gives the values."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(5.5, 3.6))
+    figure, axes = _pyplot().subplots(figsize=(5.5, 3.6))
     for label, ys in series.items():
         axes.plot(xs if xs is not None else range(1, len(ys) + 1), ys, marker="o", label=label)
-    axes.set_xlabel(xlabel)
-    axes.set_ylabel(ylabel)
-    axes.set_title(title)
     axes.legend(fontsize="small")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return _save(figure, path, title, xlabel, ylabel)
 
 
 def save(report: Report, settings: Settings) -> None:

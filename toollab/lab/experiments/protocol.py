@@ -10,14 +10,11 @@ from functools import partial
 from typing import Any
 
 from toollab.formats import Format, to_openai
-from toollab.harness import Agent
 from toollab.harness.messages import Message
 from toollab.harness.model import Model, ModelResponse
 from toollab.lab.countries.tasks import generate_tasks
 from toollab.lab.countries.tools import countries_tools
 from toollab.lab.experiments.common import Report, Settings, line_plot, mean, save, solve_all, table
-from toollab.lab.strategies import prompts
-from toollab.lab.strategies.base import Meter, Outcome, run_outcome
 from toollab.lab.strategies.solvers import react
 from toollab.tools import ToolSpec
 
@@ -42,23 +39,14 @@ class Wiretap:
         return response
 
 
-async def _tapped(model: Model, tap_into: list[Wiretap], task: Any, tools: list) -> Outcome:
-    tap = Wiretap(model)
-    tap_into.append(tap)
-    meter = Meter(tap)
-    run = await Agent(meter, tools, system_prompt=prompts.REACT, max_steps=8).run(task.question)
-    return run_outcome(task, "react", meter, run)
-
-
 async def run(s: Settings) -> Report:
     tasks = generate_tasks(max(1, s.n), s.seed, ("sum",))
     tools = countries_tools("clear")
-    taps: list[Wiretap] = []
-    first = await _tapped(s.model, taps, tasks[0], tools)
+    tap = Wiretap(s.model)
+    first = await react(tap, tasks[0], tools)
     rest = await solve_all([partial(react, s.model, t, tools) for t in tasks[1:]], s.on_progress)
     outcomes = [first, *rest]
     report = Report("protocol", s.model.name, outcomes=outcomes)
-    tap = taps[0]
     lines = [f"Task: {tasks[0].question}  (expected {tasks[0].answer}; answered {first.answer!r})", ""]
     for i, out in enumerate(tap.outputs, 1):
         lines += [f"--- round {i}: the model wrote ---", out]

@@ -15,7 +15,7 @@ from toollab.lab.countries.tasks import Task, generate_tasks, numbers_in
 from toollab.lab.countries.tools import Tamper, countries_tools, find_country
 from toollab.lab.experiments.common import Report, Settings, cell, line_plot, save, share, solve_all, table
 from toollab.lab.strategies import prompts
-from toollab.lab.strategies.base import Meter, Outcome
+from toollab.lab.strategies.base import Outcome
 from toollab.lab.strategies.solvers import react
 from toollab.tools import Tool
 
@@ -39,6 +39,10 @@ class Checked:
         return abs(self.value - self.estimate) / self.estimate
 
 
+def _beyond(threshold: float, entry: Checked) -> bool:
+    return entry.deviation is not None and entry.deviation > threshold
+
+
 def sanity_checked(
     tool: Tool,
     estimate: Callable[[str], Awaitable[int | None]],
@@ -55,7 +59,7 @@ def sanity_checked(
         guess = await estimate(c.name)
         entry = Checked(c.name, value, guess, tamper.served[-1][2])
         log.append(entry)
-        if entry.deviation is not None and entry.deviation > threshold:
+        if _beyond(threshold, entry):
             return (
                 f"{value} (distrusted by a sanity check: {entry.deviation:.0%} away from your own estimate of {guess})"
             )
@@ -64,9 +68,9 @@ def sanity_checked(
     return Tool.from_schema(tool.name, tool.description, tool.parameters, checked, idempotent=True)
 
 
-async def _estimate(meter: Meter, name: str) -> int | None:
+async def _estimate(model: Model, name: str) -> int | None:
     try:
-        response = await meter.request([UserMessage(content=prompts.ESTIMATE.format(country=name))], [])
+        response = await model.request([UserMessage(content=prompts.ESTIMATE.format(country=name))], [])
     except Exception:  # no estimate: the result goes unjudged (the report counts those)
         return None
     found = numbers_in(response.message.content or "")
@@ -76,18 +80,14 @@ async def _estimate(meter: Meter, name: str) -> int | None:
 async def _solve(model: Model, task: Task, seed: int, log: list[Checked]) -> Outcome:
     tamper = Tamper(seed=seed)
     tools = countries_tools("clear", tamper=tamper)
-    meter = Meter(model)  # the estimates are counted with the task's model calls
     start = len(log)
+    # the check's estimates are requests of their own: the outcome's model calls count the agent's only
     checked = [
-        sanity_checked(t, partial(_estimate, meter), tamper, log) if t.name == "population" else t for t in tools
+        sanity_checked(t, partial(_estimate, model), tamper, log) if t.name == "population" else t for t in tools
     ]
-    o = await react(meter, task, checked)
+    o = await react(model, task, checked)
     o.extra["tampered"] = any(e.tampered for e in log[start:])
     return o
-
-
-def _beyond(threshold: float, entry: Checked) -> bool:
-    return entry.deviation is not None and entry.deviation > threshold
 
 
 async def run(s: Settings) -> Report:

@@ -24,8 +24,9 @@ from toollab.lab.countries.data import country
 from toollab.lab.countries.tasks import read_question
 from toollab.lab.simulated.knobs import Knobs
 from toollab.lab.simulated.memory import Memory
-from toollab.lab.simulated.reading import Exchange, Knowledge, evidence_exchanges, exchanges, knowledge_of
+from toollab.lab.simulated.reading import Knowledge, evidence_exchanges, exchanges, knowledge_of
 from toollab.lab.strategies import prompts
+from toollab.lab.strategies.base import Call
 from toollab.lab.strategies.plans import Step, render_plan
 from toollab.tools import ToolSpec
 
@@ -158,7 +159,7 @@ class SimulatedModel:
         return a["expression"].replace(" ", "") in known.calculations
 
     def _act(
-        self, reading: Reading, question: str, done: list[Exchange], tools: Sequence[ToolSpec]
+        self, reading: Reading, question: str, done: list[Call], tools: Sequence[ToolSpec]
     ) -> tuple[str, list[ToolCall]]:
         names = {t.name for t in tools}
         known = knowledge_of(done)
@@ -167,8 +168,8 @@ class SimulatedModel:
         pending = [i for i in self._intents(reading, known, "calculator" in names) if not self._satisfied(i, known)]
         if not pending:
             answer = self._answer(reading, question, known, "act").rsplit("Answer: ", 1)[-1]
-            if "finish" in names:
-                return "Thought: I have the answer.", [ToolCall(name="finish", arguments={"answer": answer})]
+            if FINISH in names:
+                return "Thought: I have the answer.", [ToolCall(name=FINISH, arguments={"answer": answer})]
             return f"Answer: {answer}", []
         intent = pending[0]
         failures = 0  # the calls at the end that taught it nothing: attempts at this step
@@ -180,7 +181,7 @@ class SimulatedModel:
         return f"Thought: I need {intent.describe()}.", [call]
 
     def _attempt(
-        self, intent: Intent, question: str, attempt: int, failed: Exchange | None, tools: Sequence[ToolSpec]
+        self, intent: Intent, question: str, attempt: int, failed: Call | None, tools: Sequence[ToolSpec]
     ) -> ToolCall:
         key = (question, intent.tool, json.dumps(intent.arguments, sort_keys=True), attempt)
         right = ToolCall(name=intent.tool, arguments=dict(intent.arguments))
@@ -196,7 +197,7 @@ class SimulatedModel:
         return ToolCall(name=failed.name, arguments=failed.arguments)  # none the wiser: the same call again
 
     @staticmethod
-    def _hints(intent: Intent, failed: Exchange) -> list[str]:
+    def _hints(intent: Intent, failed: Call) -> list[str]:
         """What an error message must mention for this model to see what it did wrong."""
         if failed.name != intent.tool:
             return ["population tool", "capital, language, export, leader", '"capital", "language"']

@@ -7,28 +7,15 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from toollab.harness.dispatch import decode_arguments
-from toollab.harness.messages import AssistantMessage, Message, ToolResultMessage
+from toollab.harness.messages import Message
 from toollab.lab.countries.data import RELATIONS, country
+from toollab.lab.strategies.base import NO_RESULT, Call, calls_of
 from toollab.lab.strategies.plans import parse_evidence
 
 _LEADING_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\b")
 _CAPITAL_OF = re.compile(r"capital and largest administrative centre of (.+?) is (.+?)\.")
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """One call and what came back."""
-
-    name: str
-    arguments: Any
-    result: str
-    is_error: bool
-
-    def argument(self, key: str) -> str:
-        return str(self.arguments.get(key, "")) if isinstance(self.arguments, dict) else ""
 
 
 @dataclass
@@ -43,13 +30,13 @@ class Knowledge:
 
     taught: list[bool] = field(default_factory=list)  # per exchange: whether it taught anything
 
-    def learn(self, e: Exchange) -> bool:
+    def learn(self, e: Call) -> bool:
         """Take in what a result says. Read from the text, as a model must: the OpenAI wire has no error flag."""
         learned = not e.is_error and self._learn(e)
         self.taught.append(learned)
         return learned
 
-    def _learn(self, e: Exchange) -> bool:
+    def _learn(self, e: Call) -> bool:
         c = country(e.argument("country"))
         number = _LEADING_NUMBER.match(e.result)
         if e.name == "population" and c is not None and number:
@@ -70,27 +57,22 @@ class Knowledge:
         return False
 
 
-def exchanges(messages: Sequence[Message]) -> list[Exchange]:
-    """Every call of the conversation with its result, in order."""
-    results = {m.call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+def exchanges(messages: Sequence[Message]) -> list[Call]:
+    """Every answered call of the conversation, in order, with its arguments decoded where they are JSON text."""
     out = []
-    for m in messages:
-        if isinstance(m, AssistantMessage):
-            for c in m.tool_calls:
-                r = results.get(c.id)
-                if r is not None:
-                    arguments = c.arguments
-                    with contextlib.suppress(json.JSONDecodeError, RecursionError):
-                        arguments = decode_arguments(arguments)
-                    out.append(Exchange(c.name, arguments, r.content, r.is_error))
+    for c in calls_of(messages):
+        if c.error_kind != NO_RESULT:
+            with contextlib.suppress(json.JSONDecodeError, RecursionError):
+                c.arguments = decode_arguments(c.arguments)
+            out.append(c)
     return out
 
 
-def evidence_exchanges(text: str) -> list[Exchange]:
-    return [Exchange(e.tool, e.arguments, e.result, e.is_error) for e in parse_evidence(text)]
+def evidence_exchanges(text: str) -> list[Call]:
+    return [e.as_call() for e in parse_evidence(text)]
 
 
-def knowledge_of(items: Sequence[Exchange]) -> Knowledge:
+def knowledge_of(items: Sequence[Call]) -> Knowledge:
     known = Knowledge()
     for e in items:
         known.learn(e)

@@ -26,7 +26,6 @@ class Meter:
         self.usage = Usage()
         self.seconds = 0.0
         self.input_per_call: list[int] = []
-        self.raw: list[str | None] = []
 
     async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         started = time.perf_counter()
@@ -34,9 +33,11 @@ class Meter:
         self.calls += 1
         self.usage += response.usage
         self.input_per_call.append(response.usage.input_tokens)
-        self.raw.append(response.raw)
         self.seconds += response.metadata.get("simulated_seconds", time.perf_counter() - started)
         return response
+
+
+NO_RESULT = "no result"  # the error_kind of a call that never got its result
 
 
 @dataclass
@@ -48,6 +49,10 @@ class Call:
     is_error: bool
     error_kind: str | None = None
     result: str = ""
+
+    def argument(self, key: str) -> str:
+        """One argument as text ("" when absent or when the arguments are not an object)."""
+        return str(self.arguments.get(key, "")) if isinstance(self.arguments, dict) else ""
 
 
 @dataclass
@@ -124,7 +129,7 @@ def calls_of(messages: Sequence[Message]) -> list[Call]:
 
 def _call(c: ToolCall, r: ToolResultMessage | None) -> Call:
     if r is None:
-        return Call(c.name, c.arguments, True, "no result")
+        return Call(c.name, c.arguments, True, NO_RESULT)
     return Call(c.name, c.arguments, r.is_error, r.error_kind, r.content)
 
 

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from toollab.lab.strategies.base import Call
+
 _STEP = re.compile(r"^\s*#E(\d+)\s*=\s*([A-Za-z0-9_-]+)\s*\[(.*)\]\s*$")
 _REF = re.compile(r"#E(\d+)")
 _EVIDENCE_HEAD = re.compile(r"^#E(\d+) = ([A-Za-z0-9_-]+)\[(.*)\]$", re.MULTILINE)
@@ -83,6 +85,9 @@ class Evidence:
     arguments: dict[str, Any] | str  # as run (references replaced), or the text that could not be read
     result: str
     is_error: bool
+
+    def as_call(self) -> Call:
+        return Call(self.tool, self.arguments, self.is_error, "error" if self.is_error else None, self.result)
 
 
 def render_evidence(items: list[Evidence]) -> str:

@@ -13,7 +13,7 @@ from toollab.harness.messages import Message, SystemMessage, ToolCall, UserMessa
 from toollab.harness.model import Model
 from toollab.lab.countries.tasks import Task, is_correct
 from toollab.lab.strategies import prompts
-from toollab.lab.strategies.base import Call, Meter, Outcome, outcome, run_outcome
+from toollab.lab.strategies.base import Meter, Outcome, outcome, run_outcome
 from toollab.lab.strategies.plans import Evidence, Step, decode_step_arguments, parse_plan, render_evidence
 from toollab.tools import Tool
 
@@ -89,7 +89,7 @@ async def plan_first(model: Model, task: Task, tools: Sequence[Tool]) -> Outcome
         UserMessage(content=f"{task.question}\n\nThe plan and its evidence:\n{render_evidence(evidence)}"),
     ]
     answer = await _ask(meter, solver)
-    calls = [Call(e.tool, e.arguments, e.is_error, "error" if e.is_error else None, e.result) for e in evidence]
+    calls = [e.as_call() for e in evidence]
     return outcome(
         task,
         "plan",
