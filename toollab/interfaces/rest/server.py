@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hmac
 import itertools
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,7 +22,7 @@ API_KEY_HEADER = "X-API-Key"
 # How each kind of failed call answers over HTTP.
 STATUS = {
     errors.INVALID_ARGUMENTS: 422,
-    errors.INVALID_JSON: 422,
+    errors.INVALID_JSON: 400,
     errors.TOOL_ERROR: 500,
     errors.TIMEOUT: 504,
     errors.DENIED: 403,
@@ -71,7 +70,7 @@ def rest_app(
             summary=tool.description.split("\n")[0][:120],
             description=tool.description,
             response_model=ToolOutput,
-            responses={code: {"model": ToolFailure} for code in sorted({*STATUS.values(), 400})},
+            responses={code: {"model": ToolFailure} for code in sorted(set(STATUS.values()))},
             openapi_extra={
                 "requestBody": {"required": True, "content": {"application/json": {"schema": tool.parameters}}}
             },
@@ -81,13 +80,9 @@ def rest_app(
 
 def _endpoint(tool: Tool, dispatcher: Dispatcher, ids: Any) -> Any:
     async def run_tool(request: Request) -> Any:
-        raw = await request.body()
-        try:
-            arguments = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            message = errors.invalid_json(tool, str(exc))
-            return JSONResponse({"error": message, "kind": errors.INVALID_JSON}, status_code=400)
-        result = await dispatcher.dispatch(ToolCall(id=f"rest-{next(ids)}", name=tool.name, arguments=arguments))
+        # the body goes to the dispatcher as text: it decodes JSON and words its errors as for any caller
+        body = (await request.body()).decode("utf-8", errors="replace")
+        result = await dispatcher.dispatch(ToolCall(id=f"rest-{next(ids)}", name=tool.name, arguments=body))
         if result.is_error:
             kind = result.error_kind or errors.TOOL_ERROR
             return JSONResponse({"error": result.content, "kind": kind}, status_code=STATUS.get(kind, 400))
