@@ -233,3 +233,27 @@ def test_a_failing_backend_costs_tasks_not_the_experiment(name, tmp_path):
     assert report.outcomes and report.tables
     assert any(o.status == "model_error" or not o.correct for o in report.outcomes)
     json.loads((tmp_path / "summary.json").read_text())
+
+
+def test_the_sanity_check_records_which_result_was_tampered_under_parallel_calls():
+    from toollab import call
+    from toollab.harness import Dispatcher
+    from toollab.lab import Tamper
+    from toollab.lab.countries.data import COUNTRIES
+    from toollab.lab.experiments.tamper import sanity_checked
+
+    tamper = Tamper(seed=0)
+    flags = [tamper(c) != c.population for c in COUNTRIES]  # which countries this seed tampers
+    mixed = [COUNTRIES[flags.index(True)], COUNTRIES[flags.index(False)]]
+    tamper.served.clear()
+    log = []
+
+    async def slow_estimate(name):
+        await asyncio.sleep(0.05 if name == mixed[0].name else 0)  # the first call waits while the second is served
+        return 1000
+
+    population = next(t for t in countries_tools(tamper=tamper) if t.name == "population")
+    checked = sanity_checked(population, slow_estimate, tamper, log)
+    calls = [call("population", {"country": c.name}, f"c{i}") for i, c in enumerate(mixed)]
+    asyncio.run(Dispatcher([checked]).dispatch_all(calls))
+    assert {e.country: e.tampered for e in log} == {mixed[0].name: True, mixed[1].name: False}

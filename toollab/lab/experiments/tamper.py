@@ -55,13 +55,14 @@ def sanity_checked(
 
     async def checked(args: dict[str, Any]) -> str:
         value = tool.function(args)
+        tampered = tamper.served[-1][2]  # read now: a parallel call may serve another value while we wait
         c = find_country(args["country"])
-        guess = await estimate(c.name)
-        entry = Checked(c.name, value, guess, tamper.served[-1][2])
+        entry = Checked(c.name, value, await estimate(c.name), tampered)
         log.append(entry)
         if _beyond(threshold, entry):
             return (
-                f"{value} (distrusted by a sanity check: {entry.deviation:.0%} away from your own estimate of {guess})"
+                f"{value} (distrusted by a sanity check: {entry.deviation:.0%} away from your own estimate of "
+                f"{entry.estimate})"
             )
         return str(value)
 

@@ -30,11 +30,15 @@ async def _ask(meter: Meter, messages: list[Message]) -> str | None:
     return response.message.content or response.raw or ""
 
 
+def _status(answer: str | None) -> str:
+    return "completed" if answer is not None else "model_error"
+
+
 async def single_stage(model: Model, task: Task, tools: Sequence[Tool] = ()) -> Outcome:
     """Answer from the model's own knowledge in one request."""
     meter = Meter(model)
     answer = await _ask(meter, [SystemMessage(content=prompts.SINGLE), UserMessage(content=task.question)])
-    return outcome(task, "single", meter, answer, status="completed" if answer is not None else "model_error")
+    return outcome(task, "single", meter, answer, status=_status(answer))
 
 
 async def react(model: Model, task: Task, tools: Sequence[Tool], max_steps: int = MAX_STEPS) -> Outcome:
@@ -96,7 +100,7 @@ async def plan_first(model: Model, task: Task, tools: Sequence[Tool]) -> Outcome
         meter,
         answer,
         calls=calls,
-        status="completed" if answer is not None else "model_error",
+        status=_status(answer),
         extra={"plan_steps": len(steps)},
     )
 
@@ -114,6 +118,6 @@ async def self_critique(model: Model, task: Task, tools: Sequence[Tool] = (), ma
     if not tools:
         messages.append(UserMessage(content=prompts.CRITIQUE))
         answer = await _ask(meter, messages)
-        return outcome(task, strategy, meter, answer, extra=extra)
+        return outcome(task, strategy, meter, answer, status=_status(answer), extra=extra)
     run = await Agent(meter, tools, max_steps=max_steps).run(prompts.CRITIC, history=messages)
     return run_outcome(task, strategy, meter, run, **extra)
