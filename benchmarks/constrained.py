@@ -23,14 +23,10 @@ from toollab.constrain import ToolGrammar
 from toollab.eval.bfcl import load_category
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import to_messages
+from toollab.eval.summary import percentile
 from toollab.models.local import LocalModel
 
 console = Console(width=120)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
 
 
 def main() -> None:
