@@ -62,12 +62,23 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """`python -m toollab ARGS` in its own process, ready once its port accepts connections; killed at exit."""
+    """`python -m MODULE ARGS` (toollab by default) in its own process, ready once its port accepts connections;
+    killed at exit."""
 
-    def __init__(self, *args: str, port: int, env: dict[str, str] | None = None, ready_timeout: float = 60):
+    def __init__(
+        self,
+        *args: str,
+        port: int,
+        env: dict[str, str] | None = None,
+        ready_timeout: float = 60,
+        module: str = "toollab",
+        cwd: str | None = None,
+    ):
         import os
 
         self.args = args
+        self.module = module
+        self.cwd = cwd
         self.port = port
         self.env = {**os.environ, **(env or {})}
         self.ready_timeout = ready_timeout
@@ -78,8 +89,9 @@ class ServerProcess:
         import time
 
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "toollab", *self.args],
+            [sys.executable, "-m", self.module, *self.args],
             env=self.env,
+            cwd=self.cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

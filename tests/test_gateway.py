@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -30,24 +27,9 @@ TESTS = Path(__file__).parent
 def upstream():
     port = free_port()
     env = {"UPSTREAM_API_KEY": UPSTREAM_KEY, "PYTHONPATH": str(TESTS)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "upstream_api:app", "--port", str(port), "--log-level", "warning"],
-        env={**__import__("os").environ, **env},
-        cwd=TESTS,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            httpx.get(url + "/openapi.json", timeout=0.5)
-            break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    yield url
-    process.kill()
-    process.communicate()
+    args = ("upstream_api:app", "--port", str(port), "--log-level", "warning")
+    with ServerProcess(*args, port=port, env=env, module="uvicorn", cwd=str(TESTS)):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")
