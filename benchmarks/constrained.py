@@ -19,11 +19,12 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from toollab.constrain import ToolGrammar
+from toollab.constrain import ToolGrammar, constrainable
 from toollab.eval.bfcl import load_category
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import to_messages
 from toollab.eval.summary import percentile
+from toollab.formats import DEFAULT_FORMAT, get_format
 from toollab.models.local import LocalModel
 
 console = Console(width=120)
@@ -32,7 +33,7 @@ console = Console(width=120)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=20, help="items from each of simple_python and multiple")
-    parser.add_argument("--format", default="hermes", choices=["hermes", "pythonic", "text"])
+    parser.add_argument("--format", default=DEFAULT_FORMAT, choices=constrainable())
     parser.add_argument("--tokens", type=int, default=128, help="max_new_tokens per decode")
     args = parser.parse_args()
 
@@ -51,7 +52,7 @@ def main() -> None:
     full_masks = tokens_masked = 0
     tokenizer_info_seconds = 0.0
     for i, item in enumerate(items):
-        tools = tool_set(item.functions, keep_dots=args.format == "pythonic").specs
+        tools = tool_set(item.functions, keep_dots=get_format(args.format).dotted_names).specs
         messages = to_messages(item.turns[0])
         order = [("unconstrained", free), ("constrained", constrained)]
         for name, model in order if i % 2 == 0 else order[::-1]:

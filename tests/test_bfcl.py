@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -19,6 +20,9 @@ from toollab import FunctionModel, ToolCall, call
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import SINGLE_TURN, load_category
 from toollab.eval.bfcl.schema import parameters_schema, to_json_schema, tool_set
+from toollab.eval.records import ItemRecord, Operations, RecordHead
+from toollab.eval.results import ResultsFile
+from toollab.eval.summary import summarize
 from toollab.formats import FORMATS
 from toollab.interfaces.cli import app
 from toollab.models.http import RetryPolicy
@@ -296,8 +300,10 @@ def test_report_is_one_file_with_plots_and_escapes_model_output(tmp_path):
 def test_compare_pairs_items_and_tests_the_difference(tmp_path):
     def write(folder, verdicts):
         folder.mkdir()
-        lines = [json.dumps({"id": f"x_{i}", "category": "simple_python", "valid": v}) for i, v in enumerate(verdicts)]
-        (folder / "results.jsonl").write_text("\n".join(lines) + "\n")
+        results = ResultsFile(folder / "results.jsonl")
+        for i, v in enumerate(verdicts):
+            head = RecordHead(id=f"x_{i}", category="simple_python", model="m", format="hermes")
+            results.append(ItemRecord(**head, valid=v, ops=Operations(latency_seconds=0.1, model_calls=1)))
 
     write(tmp_path / "a", [True] * 10 + [False] * 10 + [True] * 5)
     write(tmp_path / "b", [True] * 10 + [True] * 10 + [False] * 5)
@@ -385,3 +391,32 @@ def test_parse_and_schema_validity_count_every_call_attempt(tmp_path):
     assert ops["calls"] == 2 and ops["parse_failures"] == 1 and ops["schema_failures"] == 1
     assert (ops["parse_valid"]["k"], ops["parse_valid"]["n"]) == (1, 2)
     assert (ops["schema_valid"]["k"], ops["schema_valid"]["n"]) == (0, 2)
+
+
+# ---- records written before they were typed ---------------------------------------------------------------
+
+DATA = Path(__file__).parent / "data"
+EVALS = Path(__file__).parent.parent / "evals"
+
+
+def test_records_written_before_typing_read_back_to_the_same_json_and_summary():
+    path = DATA / "bfcl-results-0ce5985.jsonl"  # single- and multi-turn, passing and failing, by 0ce5985
+    records = ResultsFile(path).read()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r.model_dump(mode="json") for r in records] == lines
+    summary = json.loads(json.dumps(summarize(records, {"model": "fixture"})))
+    assert summary == json.loads((DATA / "bfcl-summary-0ce5985.json").read_text())
+
+
+@pytest.mark.parametrize("run", sorted(p.name for p in EVALS.iterdir()))
+def test_the_committed_runs_still_summarize_to_their_summary(run):
+    saved = json.loads((EVALS / run / "summary.json").read_text())
+    records = ResultsFile(EVALS / run / "results.jsonl").read()  # kept as results.jsonl.gz
+    assert json.loads(json.dumps(summarize(records, saved["config"]))) == saved
+
+
+def test_a_record_that_is_not_one_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text((DATA / "bfcl-results-0ce5985.jsonl").read_text().splitlines()[0] + '\n{"id": "x"}\n{"id": "y"}\n')
+    with pytest.raises(ValueError, match=r"results.jsonl:2: not an evaluation record"):
+        ResultsFile(path).read()

@@ -33,7 +33,7 @@ def test_run_json_and_log(tmp_path):
     assert data["messages"][2]["tool_call_id"] == first_call["id"]
     assert json.loads(first_call["function"]["arguments"]) == {"a": 5.0, "b": 3.0}
     assert len(data["usage"]) == 3 and "input_tokens" in data["usage"][0]["usage"]
-    assert [e["event"] for e in read_events(log)][-1] == "run_end"
+    assert [e.event for e in read_events(log)][-1] == "run_end"
 
 
 def test_user_tools_and_a_script(tmp_path):

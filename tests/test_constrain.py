@@ -7,7 +7,9 @@ import json
 import pytest
 import xgrammar as xgr
 
-from toollab.constrain import ToolChoice, pythonic_grammar, structural_tag
+from toollab.constrain import ToolChoice, constrainable, pythonic_grammar, structural_tag
+from toollab.formats import get_format
+from toollab.harness import ToolCall
 from toollab.tools import ToolSpec
 
 ADD = ToolSpec(
@@ -39,32 +41,25 @@ TOOLS = [ADD, UNITS]
 
 
 def accepts(format: str, choice: ToolChoice, text: str, tools=TOOLS) -> bool:
-    grammar = xgr.Grammar.from_structural_tag(json.dumps(structural_tag(format, tools, choice)))
+    grammar = xgr.Grammar.from_structural_tag(json.dumps(structural_tag(get_format(format), tools, choice)))
     return xgr.testing._is_grammar_accept_string(grammar, text)
 
 
-def hermes(name, args):
-    return f'<tool_call>\n{{"name": "{name}", "arguments": {json.dumps(args)}}}\n</tool_call>'
+def written(format: str, *calls: tuple[str, dict]) -> str:
+    """Calls as the format itself writes them (the grammar must accept what the parser reads)."""
+    return get_format(format).render_calls([ToolCall(name=name, arguments=args) for name, args in calls])
 
 
-def text(name, args):
-    return f'CALL {{"tool": "{name}", "args": {json.dumps(args)}}}'
-
-
-def pythonic(*calls):
-    return "[" + ", ".join(calls) + "]"
-
-
-WRITERS = {
-    "hermes": (hermes("add", {"a": 1, "b": 2}), hermes("math.convert", {"value": 3, "unit": "km"})),
-    "text": (text("add", {"a": 1, "b": 2}), text("math.convert", {"value": 3, "unit": "km"})),
-    "pythonic": ("add(a=1, b=2)", "math.convert(value=3, unit='km')"),
-}
+ADD_CALL = ("add", {"a": 1, "b": 2})
+CONVERT_CALL = ("math.convert", {"value": 3, "unit": "km"})
 
 
 def calls(format: str, *which: int) -> str:
-    parts = [WRITERS[format][i] for i in which]
-    return pythonic(*parts) if format == "pythonic" else "\n".join(parts)
+    return written(format, *[(ADD_CALL, CONVERT_CALL)[i] for i in which])
+
+
+def test_the_formats_with_an_envelope_are_the_constrainable_ones():
+    assert constrainable() == ["hermes", "pythonic", "text"]
 
 
 @pytest.mark.parametrize("format", ["hermes", "text", "pythonic"])
@@ -87,7 +82,9 @@ def test_each_tool_choice_accepts_exactly_what_it_should(format):
 
 @pytest.mark.parametrize("format", ["hermes", "text"])
 def test_json_arguments_must_match_the_schema_exactly(format):
-    write = hermes if format == "hermes" else text
+    def write(name, args):
+        return written(format, (name, args))
+
     required = ToolChoice("required")
     assert accepts(format, required, write("math.convert", {"value": 3, "unit": "mi", "exact": True, "tags": ["x"]}))
     assert not accepts(format, required, write("math.convert", {"value": 3}))  # a required field missing
@@ -127,8 +124,8 @@ def test_pythonic_grammar_is_plain_ebnf():
 
 def test_bad_choices_and_formats_are_clear_errors():
     with pytest.raises(ValueError, match="names no offered tool"):
-        structural_tag("hermes", TOOLS, ToolChoice("subtract"))
-    with pytest.raises(ValueError, match="supports the formats hermes, text, pythonic"):
-        structural_tag("mistral", TOOLS, ToolChoice("auto"))
+        structural_tag(get_format("hermes"), TOOLS, ToolChoice("subtract"))
+    with pytest.raises(ValueError, match="supports the formats hermes, pythonic, text, not 'mistral'"):
+        structural_tag(get_format("mistral"), TOOLS, ToolChoice("auto"))
     with pytest.raises(ValueError, match="tool choice must be"):
         ToolChoice.parse(" ")

@@ -130,10 +130,24 @@ async def test_invalid_json_says_where_and_shows_expected_shape():
     assert '{"city": ...}' in result.content
 
 
-@pytest.mark.parametrize("arguments", ["[1, 2]", "42", '"Oslo"', [1], 3.5])
-async def test_arguments_must_be_an_object(arguments):
+@pytest.mark.parametrize(
+    ("arguments", "kind"),
+    [("[1, 2]", "array"), ("42", "number"), ('"Oslo"', "string"), ([1], "array"), (3.5, "number"), ("null", "null")],
+)
+async def test_arguments_must_be_an_object(arguments, kind):
     result = await run(one("get_weather", arguments))
-    assert result.error_kind == errors.INVALID_ARGUMENTS and "must be a JSON object" in result.content
+    assert result.error_kind == errors.INVALID_ARGUMENTS
+    assert f"are a JSON {kind}, not an object" in result.content and '{"city": ...}' in result.content
+
+
+@pytest.mark.parametrize("arguments", ["[" * 5000 + "]" * 5000, '{"a":' * 150 + "1" + "}" * 150, "deep object"])
+async def test_arguments_nested_too_deeply_are_refused_not_recursed_into(arguments):
+    if arguments == "deep object":  # an object handed over as one (as providers' SDKs decode their JSON)
+        arguments = {"city": "Oslo"}
+        for _ in range(200):
+            arguments = {"city": arguments}
+    result = await run(one("get_weather", arguments))
+    assert result.error_kind == errors.INVALID_JSON and "nested too deeply" in result.content
 
 
 @pytest.mark.parametrize(

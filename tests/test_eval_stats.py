@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toollab.eval import layers
+from toollab.eval.records import CallRecord, ItemRecord, Layers, Operations
 from toollab.eval.stats import Proportion, mcnemar_exact, wilson_interval
 from toollab.eval.summary import percentile
 
@@ -45,18 +46,18 @@ def test_percentile_nearest_rank():
 
 def test_selection_counts_missing_and_extra_calls():
     got = layers.selection(["a", "a", "c"], ["a", "b"])
-    assert got == {"precision": 1 / 3, "recall": 0.5, "missing": 1, "extra": 2}
-    assert layers.selection([], []) == {"precision": 1.0, "recall": 1.0, "missing": 0, "extra": 0}
-    assert layers.selection([], ["a"])["recall"] == 0.0
+    assert got == layers.Selection(precision=1 / 3, recall=0.5, missing=1, extra=2)
+    assert layers.selection([], []) == layers.Selection(precision=1.0, recall=1.0, missing=0, extra=0)
+    assert layers.selection([], ["a"]).recall == 0.0
 
 
 def test_arguments_pair_calls_and_count_each_argument():
     expected = [("f", {"x": [1], "unit": ["m", ""]}), ("g", {"s": ["New York"]})]
     calls = [("g", {"s": "new york"}), ("f", {"x": 1.0, "extra": True})]
     # x right (1 == 1.0), unit optional and left out, extra counts wrong; s right up to case and spaces
-    assert layers.arguments(calls, expected) == {"right": 2, "counted": 3, "accuracy": 2 / 3}
+    assert layers.arguments(calls, expected) == layers.ArgumentScore(right=2, counted=3, accuracy=2 / 3)
     missing_call = layers.arguments([], expected)
-    assert missing_call["right"] == 0 and missing_call["counted"] == 2
+    assert missing_call.right == 0 and missing_call.counted == 2
 
 
 def test_value_matches_follows_bfcl_string_rules():
@@ -68,29 +69,35 @@ def test_value_matches_follows_bfcl_string_rules():
 
 def test_trajectory_order_and_dependent_steps():
     expected = ["cd", "mkdir", "mv"]
-    assert layers.trajectory(expected, expected)["in_order"] == 1.0
+    assert layers.trajectory(expected, expected).in_order == 1.0
     swapped = layers.trajectory(["mkdir", "cd", "mv"], expected)
-    assert swapped["in_order"] == pytest.approx(2 / 3)
-    assert swapped["ordered_steps"] == 0.5  # cd->mkdir broken, mkdir->mv kept
-    assert layers.trajectory([], expected) == {"in_order": 0.0, "ordered_steps": 0.0, "calls": 0, "expected_calls": 3}
+    assert swapped.in_order == pytest.approx(2 / 3)
+    assert swapped.ordered_steps == 0.5  # cd->mkdir broken, mkdir->mv kept
+    assert layers.trajectory([], expected) == layers.Trajectory(
+        in_order=0.0, ordered_steps=0.0, calls=0, expected_calls=3
+    )
 
 
 def test_failure_kinds_place_each_failure_in_a_layer():
     from toollab.eval.summary import failure_kind
 
     def record(valid=False, source="model", parse=0, calls=(), selection=None):
-        return {
-            "valid": valid,
-            "failure_source": None if valid else source,
-            "ops": {"parse_failures": parse},
-            "calls": list(calls),
-            "layers": {"selection": selection},
-        }
+        return ItemRecord(
+            id="x_0",
+            category="simple_python",
+            model="m",
+            format="hermes",
+            valid=valid,
+            failure_source=None if valid else source,
+            ops=Operations(latency_seconds=0.1, model_calls=1, parse_failures=parse),
+            calls=[CallRecord(name=name, arguments={}) for name in calls],
+            layers=Layers(selection=selection and layers.Selection(**selection)),
+        )
 
     sel = {"precision": 1.0, "recall": 1.0, "missing": 0, "extra": 0}
     assert failure_kind(record(valid=True)) is None
     assert failure_kind(record(source="provider")) == "harness or provider"
     assert failure_kind(record(parse=1)) == "unreadable"
     assert failure_kind(record(selection={**sel, "missing": 1, "recall": 0.0})) == "no call"
-    assert failure_kind(record(calls=[{"name": "g"}], selection={**sel, "missing": 1, "extra": 1})) == "wrong tools"
-    assert failure_kind(record(calls=[{"name": "f"}], selection=sel)) == "wrong arguments"
+    assert failure_kind(record(calls=["g"], selection={**sel, "missing": 1, "extra": 1})) == "wrong tools"
+    assert failure_kind(record(calls=["f"], selection=sel)) == "wrong arguments"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,8 +15,21 @@ from pathlib import Path
 import pytest
 from conftest import assert_history_consistent, results_by_id
 
-from toollab import Agent, EventLog, FunctionModel, RunStatus, ScriptedModel, add, call, read_events, tool
-from toollab.harness import errors, events
+from toollab import (
+    Agent,
+    EventLog,
+    FunctionModel,
+    RunStatus,
+    ScriptedModel,
+    ToolCall,
+    UserMessage,
+    add,
+    call,
+    read_events,
+    tool,
+)
+from toollab.harness import errors
+from toollab.harness.events import RunEnded, RunResumed, RunStarted, ToolCalled, ToolReturned
 
 CHILD = textwrap.dedent(
     """
@@ -73,7 +87,7 @@ def run_and_kill(tmp_path: Path, scenario: str, ready) -> Path:
 
 
 def names(recorded):
-    return [e["event"] for e in recorded]
+    return [e.event for e in recorded]
 
 
 def test_log_records_every_step(tmp_path):
@@ -82,7 +96,9 @@ def test_log_records_every_step(tmp_path):
     model = ScriptedModel([[call("add", a=1, b=2), call("nope")], call("finish", answer="3")])
     result = Agent(model, [add], on_event=seen.append).run_sync("1+2?", log=log)
     recorded = read_events(log)
-    assert recorded == json.loads(json.dumps(seen))  # the callback sees exactly what the log holds
+    assert recorded == seen  # the callback sees exactly what the log holds
+    on_disk = [json.loads(line) for line in log.read_text().splitlines()]
+    assert on_disk == [e.model_dump(mode="json") for e in seen]
     order = names(recorded)
     assert order[:3] == ["run_start", "model_request", "model_response"]
     # the two calls of round 1 run concurrently: their events interleave, each call before its result
@@ -97,15 +113,16 @@ def test_log_records_every_step(tmp_path):
         "round_end",
         "run_end",
     ]
-    assert {e["run_id"] for e in recorded} == {result.run_id}
-    assert all(isinstance(e["ts"], float) for e in recorded)
+    assert {e.run_id for e in recorded} == {result.run_id}
+    assert all(isinstance(e.ts, float) for e in recorded)
     start, end = recorded[0], recorded[-1]
-    assert start["messages"] == [{"role": "user", "content": "1+2?"}]
-    assert [t["name"] for t in start["tools"]] == ["add", "finish"]
-    assert end["status"] == "completed" and end["answer"] == "3"
-    results = [e["result"] for e in recorded if e["event"] == "tool_result"]
-    assert {r["error_kind"] for r in results} == {None, errors.UNKNOWN_TOOL}
-    assert all(e["seconds"] >= 0 for e in recorded if e["event"] == "tool_result")
+    assert isinstance(start, RunStarted) and isinstance(end, RunEnded)
+    assert start.messages == [UserMessage(content="1+2?")]
+    assert [t["name"] for t in start.tools] == ["add", "finish"]
+    assert end.status == RunStatus.COMPLETED and end.answer == "3"
+    returned = [e for e in recorded if isinstance(e, ToolReturned)]
+    assert {e.result.error_kind for e in returned} == {None, errors.UNKNOWN_TOOL}
+    assert all(e.seconds >= 0 for e in returned)
 
 
 def test_read_events_skips_a_torn_last_line_only(tmp_path):
@@ -118,20 +135,23 @@ def test_read_events_skips_a_torn_last_line_only(tmp_path):
     log.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
     with pytest.raises(ValueError, match=":2: not a JSON line"):
         read_events(log)
+    log.write_text("\n".join([lines[0], '{"event": "tool_call"}', *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match=":2: not a toollab event"):
+        read_events(log)
 
 
 def test_event_log_refuses_writes_after_close(tmp_path):
     log = EventLog(tmp_path / "a" / "b.jsonl")
-    log({"event": "x"})
+    log(RunResumed(messages=1, steps=0))
     log.close()
     with pytest.raises(ValueError, match="closed"):
-        log({"event": "y"})
+        log(RunResumed(messages=1, steps=0))
 
 
 def test_resume_after_a_kill_during_tool_calls(tmp_path):
     def both_slow_calls_started(recorded):
-        started = {e["call"]["name"] for e in recorded if e["event"] == "tool_call"}
-        finished = {e["result"]["name"] for e in recorded if e["event"] == "tool_result"}
+        started = {e.call.name for e in recorded if isinstance(e, ToolCalled)}
+        finished = {e.result.name for e in recorded if isinstance(e, ToolReturned)}
         return {"send_email", "read_inbox"} <= started and "add" in finished
 
     log = run_and_kill(tmp_path, "tools", both_slow_calls_started)
@@ -185,7 +205,7 @@ def test_resume_after_a_kill_while_waiting_for_the_model(tmp_path):
 
 def test_resume_after_a_kill_during_the_final_request(tmp_path):
     log = run_and_kill(
-        tmp_path, "final", lambda r: any(e["event"] == "message" for e in r) and names(r)[-1] == "model_request"
+        tmp_path, "final", lambda r: any(e.event == "message" for e in r) and names(r)[-1] == "model_request"
     )
     seen = []
 
@@ -201,7 +221,7 @@ def test_resume_after_a_kill_during_the_final_request(tmp_path):
 
 def test_resume_refuses_files_that_are_not_logs(tmp_path):
     path = tmp_path / "x.jsonl"
-    path.write_text('{"event": "tool_call"}\n')
+    path.write_text(RunResumed(messages=1, steps=0).model_dump_json() + "\n")
     with pytest.raises(ValueError, match="no run_start"):
         Agent(ScriptedModel([])).resume_sync(path)
     with pytest.raises(FileNotFoundError):
@@ -209,25 +229,73 @@ def test_resume_refuses_files_that_are_not_logs(tmp_path):
     assert not (tmp_path / "missing.jsonl").exists()
 
 
-def test_events_module_names_match_what_runs_write():
-    assert {
-        events.RUN_START,
-        events.RUN_END,
-        events.TOOL_CALL,
-        events.TOOL_RESULT,
-        events.MODEL_REQUEST,
-        events.MODEL_RESPONSE,
-        events.ROUND_END,
-        events.MESSAGE,
-        events.RUN_RESUMED,
-    } == {
-        "run_start",
-        "run_end",
-        "tool_call",
-        "tool_result",
-        "model_request",
-        "model_response",
-        "round_end",
-        "message",
-        "run_resumed",
-    }
+# ---- logs written before events were typed (tests/data, by toollab at 0ce5985) -----------------------------------
+
+DATA = Path(__file__).parent / "data"
+OLD_LOGS = ["finish", "max-steps"]
+
+
+@pytest.mark.parametrize("name", OLD_LOGS)
+def test_logs_written_before_typed_events_still_read_and_resume_to_their_result(tmp_path, name):
+    log = tmp_path / "run.jsonl"
+    shutil.copy(DATA / f"events-0ce5985-{name}.jsonl", log)
+    recorded = read_events(log)
+    on_disk = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e.model_dump(mode="json") for e in recorded] == on_disk  # every field read, none invented
+    expected = json.loads((DATA / "events-0ce5985-results.json").read_text())[name]
+    resumed = Agent(ScriptedModel([]), [add]).resume_sync(log)
+    assert resumed.to_dict() == expected
+    assert log.read_bytes() == (DATA / f"events-0ce5985-{name}.jsonl").read_bytes()  # a finished run is left alone
+
+
+@pytest.mark.parametrize("cut", ["tool_call", "round_end"])
+def test_an_old_log_cut_mid_run_resumes(tmp_path, cut):
+    """The same log as if the process had died after its first tool call, or right after its first round."""
+    lines = (DATA / "events-0ce5985-finish.jsonl").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if json.loads(line)["event"] == cut)
+    log = tmp_path / "run.jsonl"
+    log.write_text("\n".join(lines[: first + 1]) + "\n")
+    result = Agent(ScriptedModel([call("finish", answer="resumed")]), [add]).resume_sync(log)
+    assert result.status == RunStatus.COMPLETED and result.answer == "resumed"
+    assert_history_consistent(result.messages)
+    assert [m.name for m in result.tool_results][:3] == ["add", "lookup", "nope"]
+
+
+def test_a_run_writes_the_same_lines_as_before_events_were_typed(tmp_path):
+    """The first fixture's run again: every line as 0ce5985 wrote it, but for times and the run's id."""
+    log = tmp_path / "run.jsonl"
+
+    @tool(idempotent=True)
+    def lookup(city: str) -> str:
+        """Look a city up."""
+        return f"{city}: 12 degrees"
+
+    model = ScriptedModel(
+        [
+            [call("add", a=1, b=2), call("lookup", city="Oslo"), call("nope", x=1)],
+            [
+                ToolCall(name="add", arguments='{"a": 1,'),
+                ToolCall(name="", arguments="<tool_call>{", parse_error="invalid JSON"),
+            ],
+            call("finish", answer="3 and 12 degrees"),
+        ]
+    )
+    Agent(model, [add, lookup]).run_sync("Add 1 and 2, and the weather in Oslo?", log=log)
+
+    def comparable(path):
+        out = []
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            for key in ("ts", "run_id", "seconds", "duration_seconds"):
+                record.pop(key, None)
+            if "round" in record and isinstance(record["round"], dict):
+                record["round"] = {k: v for k, v in record["round"].items() if not k.endswith("seconds")}
+            out.append(record)
+        return sorted(out, key=json.dumps)  # concurrent calls may finish in another order
+
+    old = comparable(DATA / "events-0ce5985-finish.jsonl")
+    new = comparable(log)
+    # one wording changed since: arguments that are not JSON are now "not valid JSON (...)" in both places
+    assert [e["event"] for e in new] == [e["event"] for e in old] and len(new) == len(old)
+    differing = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+    assert all(a["event"] == "tool_result" and a["result"]["error_kind"] == "invalid_json" for a, _ in differing)

@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
+import pytest
 from conftest import assert_history_consistent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import model_calls, text
 
-from toollab import Agent, AssistantMessage, Dispatcher, FunctionModel, RunStatus, ToolResultMessage, add, tool
+from toollab import (
+    Agent,
+    AssistantMessage,
+    Dispatcher,
+    FunctionModel,
+    RunStatus,
+    ScriptedModel,
+    ToolCall,
+    ToolResultMessage,
+    add,
+    tool,
+)
+from toollab.formats import FORMATS, get_format
 from toollab.harness import errors
+from toollab.harness.arguments import MAX_NESTING, too_deep
 
 
 @tool
@@ -91,3 +106,103 @@ def test_agent_loop_keeps_the_history_valid_whatever_the_model_sends(data):
     for m in result.messages:
         if isinstance(m, AssistantMessage):
             check_results(m.tool_calls, [r for r in result.tool_results if r.call_id in {c.id for c in m.tool_calls}])
+
+
+# ---- hostile text in every wire format ---------------------------------------------------------------------------
+
+SLOT = "HOSTILE_SLOT"
+
+
+def _deep(draw_kinds: list[str]) -> str:
+    opening = {"[": "[", "{": '{"k": '}
+    closing = {"[": "]", "{": "}"}
+    return "".join(opening[k] for k in draw_kinds) + "1" + "".join(closing[k] for k in reversed(draw_kinds))
+
+
+nestings = st.builds(
+    lambda kinds, n: _deep((kinds * n)[:n]),
+    st.lists(st.sampled_from(["[", "{"]), min_size=1, max_size=3),
+    st.integers(MAX_NESTING + 1, 6000),
+)
+control_text = st.text(alphabet=st.characters(categories=["Cc"]), min_size=1, max_size=50)
+# lone surrogates, kept apart: JSON reads an escaped high-low pair back as the one character it encodes
+surrogates = st.lists(st.characters(categories=["Cs"]), min_size=1, max_size=5).map("x".join)
+huge = st.builds(
+    lambda c, n: c * n, st.sampled_from(["a", "{", "[", '"', "\\", "(", "é", "\x00"]), st.integers(1, 1_000_000)
+)
+hostile = nestings | control_text | surrogates | huge | st.text(max_size=200)
+
+
+def envelope(format_name: str) -> str:
+    """A call as the format writes it, its argument value replaced by SLOT (quoted or not, as the format writes)."""
+    text = get_format(format_name).render_calls([ToolCall(name="add", arguments={"a": SLOT})])
+    for quoted in (json.dumps(SLOT), repr(SLOT)):
+        text = text.replace(quoted, SLOT)
+    assert SLOT in text, text
+    return text
+
+
+@st.composite
+def hostile_turns(draw, format_name: str) -> str:
+    """Model text carrying hostile content where it hurts: as raw argument text, inside a string, as the tool's
+    name, around the call, or alone."""
+    piece = draw(hostile)
+    call = envelope(format_name)
+    where = draw(st.sampled_from(["value", "string", "name", "prose", "alone"]))
+    if where == "value":
+        return call.replace(SLOT, piece)
+    if where == "string":
+        return call.replace(SLOT, json.dumps(piece))
+    if where == "name":
+        return call.replace(SLOT, "1").replace("add", piece, 1)
+    if where == "prose":
+        return piece + call.replace(SLOT, "1") + piece
+    return piece
+
+
+@pytest.mark.parametrize("format_name", sorted(FORMATS))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_parse_never_raises_on_hostile_text(format_name, data):
+    text = data.draw(hostile_turns(format_name))
+    message = get_format(format_name).parse(text, [add.spec])
+    assert isinstance(message, AssistantMessage) and message.raw == text
+    for c in message.tool_calls:
+        assert c.parse_error is not None or not too_deep(c.arguments)
+
+
+@pytest.mark.parametrize("format_name", sorted(FORMATS))
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 3000])
+@pytest.mark.parametrize("kind", ["[", "{"])
+def test_arguments_nested_too_deeply_become_a_parse_error(format_name, depth, kind):
+    text = envelope(format_name).replace(SLOT, _deep([kind] * depth))
+    message = get_format(format_name).parse(text, [add.spec])
+    assert [c.name for c in message.tool_calls] == ["add"]
+    assert "nested too deeply" in (message.tool_calls[0].parse_error or "")
+
+
+def test_a_call_just_inside_the_bound_is_read():
+    value = json.loads(_deep(["["] * (MAX_NESTING - 2)))  # the call's object and its arguments are two levels
+    message = get_format("hermes").parse(envelope("hermes").replace(SLOT, json.dumps(value)), [add.spec])
+    assert message.tool_calls[0].parse_error is None and message.tool_calls[0].arguments == {"a": value}
+
+
+@pytest.mark.parametrize("format_name", sorted(FORMATS))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_hostile_text_through_the_agent_loop_and_event_log(tmp_path_factory, format_name, data):
+    """What the format parses goes through the whole loop: every call gets one result and the log reads back."""
+    fmt = get_format(format_name)
+    turns = data.draw(st.lists(hostile_turns(format_name), min_size=1, max_size=3))
+
+    def model(messages, tools):
+        return fmt.parse(turns.pop(0), tools) if turns else AssistantMessage(content="done")
+
+    log = tmp_path_factory.mktemp("log") / "run.jsonl"
+    result = Agent(FunctionModel(model), [add], max_steps=5).run_sync("go", log=log)
+    assert_history_consistent(result.messages)
+    replayed = Agent(ScriptedModel([]), [add]).resume_sync(log)
+    assert (replayed.status, replayed.answer) == (result.status, result.answer)
+    # compared as JSON sees them: a Python string may hold a high and a low surrogate that JSON reads as one character
+    as_json = json.loads(json.dumps([m.model_dump(mode="json") for m in result.messages]))
+    assert [m.model_dump(mode="json") for m in replayed.messages] == as_json

@@ -5,15 +5,15 @@ Form is guaranteed; truth is not: a constrained model can still pick the wrong t
 
 from toollab.constrain.choice import ToolChoice
 from toollab.constrain.decoder import GrammarMatcher, GrammarStats, ToolGrammar
-from toollab.constrain.grammars import SUPPORTED, structural_tag
+from toollab.constrain.grammars import constrainable, structural_tag
 from toollab.constrain.pythonic_grammar import pythonic_grammar
 
 __all__ = [
-    "SUPPORTED",
     "GrammarMatcher",
     "GrammarStats",
     "ToolChoice",
     "ToolGrammar",
+    "constrainable",
     "pythonic_grammar",
     "structural_tag",
 ]

@@ -17,6 +17,7 @@ from typing import Any
 
 from toollab.constrain.choice import ToolChoice
 from toollab.constrain.grammars import structural_tag
+from toollab.formats import Format
 from toollab.tools import ToolSpec
 
 
@@ -149,7 +150,7 @@ class ToolGrammar:
     def start(
         self,
         tools: Sequence[ToolSpec],
-        format: str,
+        format: Format,
         tokenizer: Any,
         vocab_size: int,
         stop_ids: Sequence[int],

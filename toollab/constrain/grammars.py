@@ -1,8 +1,9 @@
 """The grammar of a constrained turn: a tool set, a wire format and a tool choice, as an xgrammar structural tag.
 
-hermes uses xgrammar's built-in Qwen 3 structural tag (the same `<tool_call>` envelope, byte for byte); `text`
-and `pythonic` have structural tags of their own here. Each names only the offered tools and holds each tool's
-arguments to its schema exactly.
+A format's `envelope` says how it wraps calls; the tags here hold the text between envelopes to what the choice
+allows and each call's arguments to its tool's schema. JSON envelopes (hermes, text) get one tag per tool;
+pythonic calls are one bracketed list with an EBNF grammar inside. Calls are separated by newlines and nothing
+may follow them (xgrammar's built-in `qwen_3` tag has hermes's envelope but lets free text follow the calls).
 """
 
 from __future__ import annotations
@@ -12,15 +13,13 @@ from typing import Any
 
 from toollab.constrain.choice import ToolChoice
 from toollab.constrain.pythonic_grammar import pythonic_grammar
+from toollab.formats import FORMATS, Format
 from toollab.tools import ToolSpec
 
-SUPPORTED = ("hermes", "text", "pythonic")
-# What starts a call in each format: text before it is free (in "auto"), and "none" forbids it.
-TRIGGERS = {"hermes": "<tool_call>", "text": "CALL ", "pythonic": "["}
 
-
-def _function_tools(tools: Sequence[ToolSpec]) -> list[Any]:
-    return [{"type": "function", "function": t.to_dict()} for t in tools]
+def constrainable() -> list[str]:
+    """The formats constrained decoding can write: those that declare their call envelope."""
+    return [name for name, cls in FORMATS.items() if cls.envelope is not None]
 
 
 def _arguments(tool: ToolSpec) -> dict[str, Any]:
@@ -36,23 +35,6 @@ def _chosen(tools: Sequence[ToolSpec], choice: ToolChoice) -> list[ToolSpec]:
     if not chosen:
         raise ValueError(f"tool choice {choice.tool!r} names no offered tool ({', '.join(t.name for t in tools)})")
     return chosen
-
-
-def _hermes(tools: Sequence[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
-    # The envelope of xgrammar's built-in "qwen_3" tag, byte for byte. The built-in tag itself is not used: it
-    # lets free text follow the calls, and a turn must end where its calls end.
-    return _tags(
-        [
-            (
-                f'<tool_call>\n{{"name": "{t.name}", "arguments": ',
-                _arguments(t),
-                "}\n</tool_call>",
-            )
-            for t in _chosen(tools, choice)
-        ],
-        choice,
-        TRIGGERS["hermes"],
-    )
 
 
 def _tags(
@@ -73,28 +55,16 @@ def _tags(
     return {"type": "structural_tag", "format": {"type": "sequence", "elements": [text, calls]}}
 
 
-def _text(tools: Sequence[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
-    return _tags(
-        [(f'CALL {{"tool": "{t.name}", "args": ', _arguments(t), "}") for t in _chosen(tools, choice)],
-        choice,
-        TRIGGERS["text"],
-    )
-
-
-def _pythonic(tools: Sequence[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
-    # the whole call list is one tag: "[" opens it, "]" closes it
-    content = {"type": "grammar", "grammar": pythonic_grammar(_chosen(tools, choice), choice.parallel, brackets=False)}
-    return _tags([("[", content, "]")], choice, TRIGGERS["pythonic"], one_block=True)
-
-
-def structural_tag(format: str, tools: Sequence[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
+def structural_tag(format: Format, tools: Sequence[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
     """The structural tag (as JSON) for one turn."""
-    if format not in SUPPORTED:
-        raise ValueError(f"constrained decoding supports the formats {', '.join(SUPPORTED)}, not {format!r}")
+    envelope = format.envelope
+    if envelope is None:
+        raise ValueError(f"constrained decoding supports the formats {', '.join(constrainable())}, not {format.name!r}")
     if choice.mode == "none" or not tools:
-        return {"type": "structural_tag", "format": {"type": "any_text", "excludes": [TRIGGERS[format]]}}
-    if format == "hermes":
-        return _hermes(tools, choice)
-    if format == "text":
-        return _text(tools, choice)
-    return _pythonic(tools, choice)
+        return {"type": "structural_tag", "format": {"type": "any_text", "excludes": [envelope.trigger]}}
+    chosen = _chosen(tools, choice)
+    if envelope.arguments == "pythonic":  # the whole call list is one tag: its brackets open and close it
+        content = {"type": "grammar", "grammar": pythonic_grammar(chosen, choice.parallel, brackets=False)}
+        return _tags([(envelope.begin, content, envelope.end)], choice, envelope.trigger, one_block=True)
+    tags = [(envelope.opening(t.name), _arguments(t), envelope.end) for t in chosen]
+    return _tags(tags, choice, envelope.trigger)

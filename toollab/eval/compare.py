@@ -16,7 +16,7 @@ def _verdicts(run: str | Path) -> dict[str, tuple[str, bool]]:
     records = ResultsFile(path / "results.jsonl" if path.is_dir() else path).read()
     if not records:
         raise ValueError(f"{run}: no results (expected a run folder or its results.jsonl)")
-    return {r["id"]: (r["category"], bool(r["valid"])) for r in records}
+    return {r.id: (r.category, r.valid) for r in records}
 
 
 def _row(pairs: list[tuple[bool, bool]]) -> dict[str, Any]:

@@ -9,19 +9,47 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 # What BFCL's string checker ignores: case, spaces and these marks (its `standardize_string`).
 _STRING_NOISE = re.compile(r"[ ,./\-_*^]")
 
 
-def selection(called: Sequence[str], expected: Sequence[str]) -> dict[str, Any]:
+class Selection(BaseModel):
+    """Tool selection as multisets of names: the calls made against the calls expected."""
+
+    precision: float
+    recall: float
+    missing: int
+    extra: int
+
+
+class ArgumentScore(BaseModel):
+    """Arguments right out of those counted, over the expected calls paired with the calls made."""
+
+    right: int
+    counted: int
+    accuracy: float
+
+
+class Trajectory(BaseModel):
+    """A sequence of calls against the expected one: the share reproduced in order, and of its steps in order."""
+
+    in_order: float
+    ordered_steps: float
+    calls: int
+    expected_calls: int
+
+
+def selection(called: Sequence[str], expected: Sequence[str]) -> Selection:
     """Tool selection as multisets of names: precision, recall, and the calls missing and extra."""
     hits = sum((Counter(called) & Counter(expected)).values())
-    return {
-        "precision": hits / len(called) if called else (1.0 if not expected else 0.0),
-        "recall": hits / len(expected) if expected else 1.0,
-        "missing": len(expected) - hits,
-        "extra": len(called) - hits,
-    }
+    return Selection(
+        precision=hits / len(called) if called else (1.0 if not expected else 0.0),
+        recall=hits / len(expected) if expected else 1.0,
+        missing=len(expected) - hits,
+        extra=len(called) - hits,
+    )
 
 
 def _normal(value: Any) -> Any:
@@ -58,7 +86,7 @@ def argument_matches(arguments: Mapping[str, Any], acceptable: Mapping[str, Sequ
 
 def arguments(
     calls: Sequence[tuple[str, Mapping[str, Any]]], expected: Sequence[tuple[str, Mapping[str, Sequence[Any]]]]
-) -> dict[str, Any]:
+) -> ArgumentScore:
     """Per-argument accuracy: each expected call is paired with the same-named call that matches it best."""
     unused = list(calls)
     right = counted = 0
@@ -71,7 +99,7 @@ def arguments(
         unused.remove(best)
         r, n = argument_matches(best[1], acceptable)
         right, counted = right + r, counted + n
-    return {"right": right, "counted": counted, "accuracy": right / counted if counted else 1.0}
+    return ArgumentScore(right=right, counted=counted, accuracy=right / counted if counted else 1.0)
 
 
 def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
@@ -83,7 +111,7 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
     return row[-1]
 
 
-def trajectory(called: Sequence[str], expected: Sequence[str]) -> dict[str, Any]:
+def trajectory(called: Sequence[str], expected: Sequence[str]) -> Trajectory:
     """Order of a call sequence against the expected one: the share of the expected sequence reproduced in order
     (longest common subsequence), and the share of its consecutive steps (a step that depends on the one
     before, like `cd` then `ls`) done in that order."""
@@ -93,9 +121,9 @@ def trajectory(called: Sequence[str], expected: Sequence[str]) -> dict[str, Any]
         firsts = [i for i, n in enumerate(called) if n == first]
         if firsts and any(n == second for n in called[firsts[0] + 1 :]):
             kept += 1
-    return {
-        "in_order": _lcs(called, expected) / len(expected) if expected else 1.0,
-        "ordered_steps": kept / len(pairs) if pairs else 1.0,
-        "calls": len(called),
-        "expected_calls": len(expected),
-    }
+    return Trajectory(
+        in_order=_lcs(called, expected) / len(expected) if expected else 1.0,
+        ordered_steps=kept / len(pairs) if pairs else 1.0,
+        calls=len(called),
+        expected_calls=len(expected),
+    )

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toollab.eval.records import ItemRecord, Operations
+
 FAILING_SHOWN = 3  # failing items shown in full per category
 
 
@@ -26,7 +28,7 @@ def _png(figure: Any) -> str:
     return f'<img alt="" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
 
 
-def _plots(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[str]:
+def _plots(summary: dict[str, Any], records: Sequence[ItemRecord]) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -50,13 +52,13 @@ def _plots(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[s
     axis.set_xlabel("accuracy, % (bars: Wilson 95% interval)")
     out.append(_png(figure))
 
-    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    grouped: dict[str, list[Operations]] = defaultdict(list)
     for r in records:
-        grouped[r["category"]].append(r["ops"])
+        grouped[r.category].append(r.ops)
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 0.45 * len(categories) + 1.6))
     positions = list(range(1, len(categories) + 1))
-    left.boxplot([[o["latency_seconds"] for o in grouped[c]] for c in categories], orientation="horizontal")
-    right.boxplot([[o["output_tokens"] for o in grouped[c]] for c in categories], orientation="horizontal")
+    left.boxplot([[o.latency_seconds for o in grouped[c]] for c in categories], orientation="horizontal")
+    right.boxplot([[o.output_tokens for o in grouped[c]] for c in categories], orientation="horizontal")
     left.set_yticks(positions, categories)
     right.set_yticks(positions, [""] * len(categories))
     for side in (left, right):
@@ -66,7 +68,7 @@ def _plots(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[s
     out.append(_png(figure))
 
     figure, axis = plt.subplots(figsize=(7, 3))
-    axis.hist([o["input_tokens"] for r in records for o in [r["ops"]]], bins=30, color="#72b7b2")
+    axis.hist([r.ops.input_tokens for r in records], bins=30, color="#72b7b2")
     axis.set_xlabel("input tokens per item")
     axis.set_ylabel("items")
     out.append(_png(figure))
@@ -113,19 +115,19 @@ def _category_rows(summary: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def _failing(records: Sequence[dict[str, Any]]) -> str:
+def _failing(records: Sequence[ItemRecord]) -> str:
     shown: dict[str, int] = defaultdict(int)
     parts = []
     for r in records:
-        if r["valid"] or shown[r["category"]] >= FAILING_SHOWN:
+        if r.valid or shown[r.category] >= FAILING_SHOWN:
             continue
-        shown[r["category"]] += 1
-        calls = json.dumps(r["calls"], ensure_ascii=False, indent=1, default=repr)
+        shown[r.category] += 1
+        calls = json.dumps(r.model_dump(mode="json")["calls"], ensure_ascii=False, indent=1, default=repr)
         parts.append(
-            f"<h3>{html.escape(r['id'])} <small>{html.escape(str(r['error_type']))}</small></h3>"
-            f"<p>{html.escape('; '.join(r['errors']))}</p>"
-            f"<details><summary>prompt</summary><pre>{html.escape(r.get('prompt') or '')}</pre></details>"
-            f"<p>raw output</p><pre>{html.escape(chr(10).join(x or '' for x in r['raw']))}</pre>"
+            f"<h3>{html.escape(r.id)} <small>{html.escape(str(r.error_type))}</small></h3>"
+            f"<p>{html.escape('; '.join(r.errors))}</p>"
+            f"<details><summary>prompt</summary><pre>{html.escape(r.prompt)}</pre></details>"
+            f"<p>raw output</p><pre>{html.escape(chr(10).join(x or '' for x in r.raw))}</pre>"
             f"<p>parsed calls</p><pre>{html.escape(calls)}</pre>"
         )
     return "".join(parts) or "<p>No failing items.</p>"
@@ -136,7 +138,7 @@ td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top
 pre{background:#f7f7f7;padding:.6em;white-space:pre-wrap;max-height:30em;overflow:auto}small{color:#666}"""
 
 
-def render(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
+def render(summary: dict[str, Any], records: Sequence[ItemRecord]) -> str:
     config = summary["config"]
     title = f"BFCL: {config.get('model')} ({config.get('format') or 'default format'})"
     errors = [
@@ -190,5 +192,5 @@ def render(summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def write_report(path: str | Path, summary: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+def write_report(path: str | Path, summary: dict[str, Any], records: Sequence[ItemRecord]) -> None:
     Path(path).write_text(render(summary, records), encoding="utf-8")

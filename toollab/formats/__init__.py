@@ -3,9 +3,10 @@
 from toollab.formats.anthropic_messages import from_anthropic, to_anthropic, tools_to_anthropic
 from toollab.formats.base import Format
 from toollab.formats.openai_chat import from_openai, to_openai, tools_to_openai
-from toollab.formats.registry import FORMATS, get_format
+from toollab.formats.registry import DEFAULT_FORMAT, FORMATS, get_format
 
 __all__ = [
+    "DEFAULT_FORMAT",
     "FORMATS",
     "Format",
     "from_anthropic",

@@ -8,10 +8,10 @@ decoded (text that is not a JSON object is kept under the key `_raw_arguments`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.messages import (
     AssistantMessage,
     Message,
@@ -27,19 +27,12 @@ def tools_to_anthropic(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
     return [{"name": s.name, "description": s.description, "input_schema": s.parameters} for s in specs]
 
 
-def _input(arguments: Any) -> dict[str, Any]:
-    if isinstance(arguments, dict):
-        return arguments
-    if arguments is None or arguments == "":
-        return {}
-    if isinstance(arguments, str):
-        try:
-            value = json.loads(arguments)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            return value
-    return {"_raw_arguments": arguments}
+def _input(call: ToolCall) -> dict[str, Any]:
+    """The call's arguments as the object `tool_use` requires; arguments that are not one are kept as they are."""
+    try:
+        return call.args_as_dict()
+    except UnreadableArguments:
+        return {"_raw_arguments": call.arguments}
 
 
 def to_anthropic(messages: Iterable[Message]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -51,9 +44,7 @@ def to_anthropic(messages: Iterable[Message]) -> tuple[str | None, list[dict[str
             system.append(m.content)
         elif isinstance(m, AssistantMessage):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
-            blocks += [
-                {"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)} for c in m.tool_calls
-            ]
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c)} for c in m.tool_calls]
             # text-only turns as a plain string; a turn with neither text nor calls as an empty block list
             plain = m.content is not None and not m.tool_calls
             out.append({"role": "assistant", "content": m.content if plain else blocks})

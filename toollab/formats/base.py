@@ -11,8 +11,11 @@ import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
+from toollab.formats.openai_chat import tools_to_openai
+from toollab.harness.arguments import NestedTooDeeply, loads, problem, raw_decode
 from toollab.harness.messages import (
     AssistantMessage,
     Message,
@@ -31,24 +34,9 @@ def strip_fence(text: str) -> str:
     return match.group(1) if match else text.strip()
 
 
-def tools_json(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    """Tool specs in the OpenAI function shape, which most chat templates and papers use."""
-    return [{"type": "function", "function": t.to_dict()} for t in tools]
-
-
 def tools_jsonl(tools: Sequence[ToolSpec]) -> str:
     """Tool specs in the OpenAI function shape, one JSON object a line (how Qwen-family templates list them)."""
-    return "\n".join(json.dumps(t, ensure_ascii=False) for t in tools_json(tools))
-
-
-def call_arguments(arguments: Any) -> Any:
-    """Arguments as an object for rendering: decoded when they are JSON text, else as they are."""
-    if isinstance(arguments, str):
-        try:
-            return json.loads(arguments)
-        except json.JSONDecodeError:
-            return arguments
-    return arguments
+    return "\n".join(json.dumps(t, ensure_ascii=False) for t in tools_to_openai(tools))
 
 
 def name_in(text: str) -> str:
@@ -66,13 +54,22 @@ def json_call(
     """A call from a JSON object text such as {"name": ..., "arguments": {...}}; a parse error if it is not one."""
     body = strip_fence(text)
     try:
-        data = json.loads(body)
+        data = loads(body)
     except json.JSONDecodeError as exc:
         return ToolCall(
-            name=name_in(body),
-            arguments=body,
-            parse_error=f"invalid JSON ({exc.msg} at character {exc.pos}). Expected {expected}",
+            name=name_in(body), arguments=body, parse_error=f"the call is {problem(exc)}. Expected {expected}"
         )
+    return object_call(data, body, args_keys, name_keys, expected)
+
+
+def object_call(
+    data: Any,
+    body: str,
+    args_keys: Sequence[str] = ("arguments", "parameters"),
+    name_keys: Sequence[str] = ("name",),
+    expected: str = "",
+) -> ToolCall:
+    """A call from a decoded JSON value (`body` is its text, kept for the error); a parse error if it is not one."""
     if not isinstance(data, dict):
         return ToolCall(name="", arguments=body, parse_error=f"not a JSON object. Expected {expected}")
     name = next((data[k] for k in name_keys if k in data), None)
@@ -82,12 +79,39 @@ def json_call(
     return ToolCall(name=name, arguments=arguments if arguments is not None else {})
 
 
+@dataclass(frozen=True, slots=True)
+class CallEnvelope:
+    """How a format wraps each call, as constrained decoding needs it. A call is `begin` (the tool's name put in
+    for `{name}`), the arguments, then `end`. `trigger` opens a call: with tool choice "auto" the model may write
+    free text first (text without the trigger), and "none" forbids it. `arguments`: "json", a JSON object; or
+    "pythonic", keyword arguments of Python literals, and then all of a turn's calls are one block (`begin` and
+    `end` are its brackets)."""
+
+    trigger: str
+    begin: str
+    end: str
+    arguments: Literal["json", "pythonic"] = "json"
+
+    def opening(self, name: str) -> str:
+        """`begin` for one tool (inside a JSON string, so the name is escaped as JSON)."""
+        return self.begin.replace("{name}", json.dumps(name, ensure_ascii=False)[1:-1])
+
+    def write(self, call: ToolCall) -> str:
+        """One call in this envelope, with JSON arguments."""
+        return self.opening(call.name) + json.dumps(call.args_or_raw(), ensure_ascii=False) + self.end
+
+
 class Format(ABC):
     """One way of writing tool calls and results as text. Subclasses define the pieces; `to_chat` assembles them."""
 
-    name: str = ""
-    result_role: str = "user"  # the chat role that carries tool results into the prompt
-    stop: tuple[str, ...] = ()  # stop sequences for generation, beyond the model's end-of-turn token
+    name: ClassVar[str] = ""
+    result_role: ClassVar[str] = "user"  # the chat role that carries tool results into the prompt
+    stop: ClassVar[tuple[str, ...]] = ()  # stop sequences for generation, beyond the model's end-of-turn token
+    # Set where constrained decoding can write this format's calls.
+    envelope: ClassVar[CallEnvelope | None] = None
+    # Tool names may keep dots (BFCL's `math.factorial`): the format writes calls as code, where a dot reads as
+    # attribute access. Elsewhere names are made `safe_name`s, as providers' function-calling APIs require.
+    dotted_names: ClassVar[bool] = False
 
     @abstractmethod
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
@@ -138,13 +162,32 @@ class Format(ABC):
         return out
 
 
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)
+
+
+def bracket_end(text: str, start: int) -> int:
+    """Where the bracketed JSON value opening at `start` closes (strings skipped), or the end of the text."""
+    depth = 0
+    for match in _JSON_TOKEN.finditer(text, start):
+        token = match.group()
+        if token in ("{", "["):
+            depth += 1
+        elif token in ("}", "]"):
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    return len(text)
+
+
 def json_objects(text: str) -> list[tuple[int, int, Any]]:
-    """Every top-level JSON value that starts with "{" in `text`, as (start, end, value)."""
-    decoder = json.JSONDecoder()
+    """Every top-level JSON value that starts with "{" in `text`, as (start, end, value). An object nested too
+    deeply to read has its `NestedTooDeeply` error as its value and spans to its closing bracket."""
     found, i = [], text.find("{")
     while i != -1:
         try:
-            value, end = decoder.raw_decode(text, i)
+            value, end = raw_decode(text, i)
+        except NestedTooDeeply as exc:
+            value, end = exc, bracket_end(text, i)
         except json.JSONDecodeError:
             i = text.find("{", i + 1)
             continue
@@ -153,22 +196,37 @@ def json_objects(text: str) -> list[tuple[int, int, Any]]:
     return found
 
 
+def names_a_call(text: str, names: Sequence[str] = ()) -> bool:
+    """Whether JSON text too deep to read still names a call (of one of `names`, when given)."""
+    name = name_in(text)
+    return bool(name) and (not names or name in names)
+
+
 def bare_json_calls(
     text: str,
     tools: Sequence[ToolSpec],
     args_keys: Sequence[str] = ("arguments", "parameters"),
 ) -> tuple[list[ToolCall], str]:
     """Calls written as bare JSON objects naming a known tool (models often drop the markers); and the rest."""
-    known = {t.name for t in tools}
+    known = [t.name for t in tools]
     calls, rest, last = [], [], 0
     for start, end, value in json_objects(text):
-        if isinstance(value, dict) and value.get("name") in known and any(k in value for k in args_keys):
+        if isinstance(value, NestedTooDeeply) and names_a_call(text[start:end], known):
+            calls.append(too_deep_call(text[start:end]))
+            rest.append(text[last:start])
+            last = end
+        elif isinstance(value, dict) and value.get("name") in known and any(k in value for k in args_keys):
             arguments = next(value[k] for k in args_keys if k in value)
             calls.append(ToolCall(name=value["name"], arguments=arguments if arguments is not None else {}))
             rest.append(text[last:start])
             last = end
     rest.append(text[last:])
     return calls, "".join(rest)
+
+
+def too_deep_call(text: str) -> ToolCall:
+    """A call whose JSON nests too deeply to read, as a parse error naming what can still be read."""
+    return ToolCall(name=name_in(text), arguments=text, parse_error=f"the call is {problem(NestedTooDeeply())}")
 
 
 def strip_empty_fences(text: str) -> str:

@@ -6,7 +6,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from toollab.formats.base import Format, call_arguments, prose, strip_fence, tools_jsonl
+from toollab.formats.base import Format, prose, strip_fence, tools_jsonl
+from toollab.harness.arguments import loads, problem
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
@@ -32,7 +33,7 @@ class DeepSeekV3(Format):
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
         body = "".join(
             f"{CALL_BEGIN}function{SEP}{c.name}\n```json\n"
-            f"{json.dumps(call_arguments(c.arguments), ensure_ascii=False)}\n```{CALL_END}"
+            f"{json.dumps(c.args_or_raw(), ensure_ascii=False)}\n```{CALL_END}"
             for c in calls
         )
         return CALLS_BEGIN + body + CALLS_END
@@ -57,14 +58,9 @@ class DeepSeekV3(Format):
                 name = head
             name, body = name.strip(), strip_fence(args)
             try:
-                calls.append(ToolCall(name=name, arguments=json.loads(body) if body else {}))
+                calls.append(ToolCall(name=name, arguments=loads(body) if body else {}))
             except json.JSONDecodeError as exc:
-                calls.append(
-                    ToolCall(
-                        name=name,
-                        arguments=body,
-                        parse_error=f"invalid JSON arguments ({exc.msg}). Expected {EXPECTED}",
-                    )
-                )
+                error = f"the arguments are {problem(exc)}. Expected {EXPECTED}"
+                calls.append(ToolCall(name=name, arguments=body, parse_error=error))
         tail = block.rsplit(CALLS_END, 1)[1] if CALLS_END in block else ""
         return AssistantMessage(content=prose(content + tail), tool_calls=calls, raw=text)

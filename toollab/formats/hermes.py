@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
 from toollab.formats.base import (
+    CallEnvelope,
     Format,
     bare_json_calls,
-    call_arguments,
     json_call,
     prose,
     strip_empty_fences,
@@ -21,6 +20,10 @@ from toollab.tools import ToolSpec
 # A <tool_call> block, closed or cut off at the end of the text. Qwen3-Coder wraps its calls in the same block.
 TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
 EXPECTED = '<tool_call>{"name": "<tool name>", "arguments": {<arguments as JSON>}}</tool_call>'
+# The envelope of Qwen's chat templates (and of xgrammar's built-in "qwen_3" structural tag), byte for byte.
+ENVELOPE = CallEnvelope(
+    trigger="<tool_call>", begin='<tool_call>\n{"name": "{name}", "arguments": ', end="}\n</tool_call>"
+)
 
 
 def tool_responses(results: Sequence[ToolResultMessage]) -> str:
@@ -30,6 +33,7 @@ def tool_responses(results: Sequence[ToolResultMessage]) -> str:
 
 class Hermes(Format):
     name = "hermes"
+    envelope = ENVELOPE
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = tools_jsonl(tools)
@@ -43,12 +47,7 @@ class Hermes(Format):
         )
 
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
-        return "\n".join(
-            "<tool_call>\n"
-            + json.dumps({"name": c.name, "arguments": call_arguments(c.arguments)}, ensure_ascii=False)
-            + "\n</tool_call>"
-            for c in calls
-        )
+        return "\n".join(ENVELOPE.write(c) for c in calls)
 
     def render_results(self, results: Sequence[ToolResultMessage]) -> str:
         return tool_responses(results)

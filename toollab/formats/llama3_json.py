@@ -6,7 +6,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from toollab.formats.base import Format, call_arguments, json_call, json_objects, prose
+from toollab.formats.base import Format, json_objects, names_a_call, object_call, prose, too_deep_call
+from toollab.harness.arguments import NestedTooDeeply
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
@@ -28,9 +29,7 @@ class Llama3Json(Format):
         )
 
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
-        return "; ".join(
-            json.dumps({"name": c.name, "parameters": call_arguments(c.arguments)}, ensure_ascii=False) for c in calls
-        )
+        return "; ".join(json.dumps({"name": c.name, "parameters": c.args_or_raw()}, ensure_ascii=False) for c in calls)
 
     def render_results(self, results: Sequence[ToolResultMessage]) -> str:
         return "\n".join(r.content for r in results)
@@ -40,10 +39,14 @@ class Llama3Json(Format):
         before, _, body = text.partition(PYTHON_TAG) if tagged else ("", "", text)
         calls, rest, last = [], [before], 0
         for start, end, value in json_objects(body):
-            if isinstance(value, dict) and "name" in value and ("parameters" in value or "arguments" in value):
-                calls.append(json_call(json.dumps(value), expected=EXPECTED))
-                rest.append(_SEPARATOR.sub("", body[last:start]))  # "; " between calls is not prose
-                last = end
+            if isinstance(value, NestedTooDeeply) and names_a_call(body[start:end]):
+                calls.append(too_deep_call(body[start:end]))
+            elif isinstance(value, dict) and "name" in value and ("parameters" in value or "arguments" in value):
+                calls.append(object_call(value, body[start:end], expected=EXPECTED))
+            else:
+                continue
+            rest.append(_SEPARATOR.sub("", body[last:start]))  # "; " between calls is not prose
+            last = end
         rest.append(_SEPARATOR.sub("", body[last:]))
         leftover = "".join(rest)
         if tagged and not calls and body.strip():

@@ -6,7 +6,9 @@ import json
 import re
 from collections.abc import Sequence
 
-from toollab.formats.base import Format, call_arguments, json_call, prose, tools_json
+from toollab.formats.base import Format, json_call, name_in, object_call, prose
+from toollab.formats.openai_chat import tools_to_openai
+from toollab.harness.arguments import problem, raw_decode
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
@@ -19,7 +21,7 @@ class Mistral(Format):
     name = "mistral"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
-        listing = json.dumps(tools_json(tools), ensure_ascii=False)
+        listing = json.dumps(tools_to_openai(tools), ensure_ascii=False)
         return (
             f"[AVAILABLE_TOOLS]{listing}[/AVAILABLE_TOOLS]\n"
             f'To call tools, answer with {TAG} followed by a JSON list: {TAG}[{{"name": "<tool name>", '
@@ -27,7 +29,7 @@ class Mistral(Format):
         )
 
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
-        items = [{"name": c.name, "arguments": call_arguments(c.arguments)} for c in calls]
+        items = [{"name": c.name, "arguments": c.args_or_raw()} for c in calls]
         return TAG + json.dumps(items, ensure_ascii=False)
 
     def render_results(self, results: Sequence[ToolResultMessage]) -> str:
@@ -48,30 +50,25 @@ class Mistral(Format):
             if named:  # v11+: NAME[ARGS]{...}
                 body = chunk[named.end() :].strip()
                 try:
-                    arguments, end = json.JSONDecoder().raw_decode(body)
+                    arguments, end = raw_decode(body)
                 except json.JSONDecodeError as exc:
-                    calls.append(
-                        ToolCall(
-                            name=named.group(1),
-                            arguments=body,
-                            parse_error=f"invalid JSON arguments ({exc.msg}). Expected {EXPECTED}",
-                        )
-                    )
+                    error = f"the arguments are {problem(exc)}. Expected {EXPECTED}"
+                    calls.append(ToolCall(name=named.group(1), arguments=body, parse_error=error))
                     continue
                 calls.append(ToolCall(name=named.group(1), arguments=arguments))
                 content += body[end:]
                 continue
             body = chunk.strip()
             try:
-                items, end = json.JSONDecoder().raw_decode(body)
+                items, end = raw_decode(body)
             except json.JSONDecodeError as exc:
-                calls.append(
-                    json_call(body, expected=EXPECTED)
-                    if body.startswith("{")
-                    else ToolCall(name="", arguments=body, parse_error=f"invalid JSON ({exc.msg}). Expected {EXPECTED}")
-                )
+                if body.startswith("{"):
+                    calls.append(json_call(body, expected=EXPECTED))
+                else:
+                    error = f"the call list is {problem(exc)}. Expected {EXPECTED}"
+                    calls.append(ToolCall(name=name_in(body), arguments=body, parse_error=error))
                 continue
             for item in items if isinstance(items, list) else [items]:
-                calls.append(json_call(json.dumps(item), expected=EXPECTED))
+                calls.append(object_call(item, json.dumps(item, ensure_ascii=False), expected=EXPECTED))
             content += body[end:]
         return AssistantMessage(content=prose(content), tool_calls=calls, raw=text)

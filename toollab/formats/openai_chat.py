@@ -7,7 +7,6 @@ for it).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -22,13 +21,6 @@ from toollab.harness.messages import (
 from toollab.tools import ToolSpec
 
 
-def arguments_text(arguments: Any) -> str:
-    """Call arguments as JSON text: strings as the model wrote them, anything else encoded."""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps({} if arguments is None else arguments, ensure_ascii=False)
-
-
 def tools_to_openai(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": s.to_dict()} for s in specs]
 
@@ -41,7 +33,7 @@ def message_to_openai(message: Message) -> dict[str, Any]:
     out: dict[str, Any] = {"role": "assistant", "content": message.content}
     if message.tool_calls:
         out["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_text(c.arguments)}}
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args_as_json_str()}}
             for c in message.tool_calls
         ]
     return out

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from toollab.formats.base import Format, call_arguments, prose
+from toollab.formats.base import CallEnvelope, Format, prose
+from toollab.harness.arguments import MAX_NESTING
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
@@ -90,26 +91,49 @@ def _calls(tree: ast.expr, source: str) -> list[ToolCall]:
     return calls
 
 
+# Python string literals (one line, either quote) and brackets: enough to find where a bracketed span closes.
+_PY_TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){}]""")
+
+
+def _span(text: str, start: int) -> tuple[int | None, int]:
+    """Just past the bracket that closes the span opening at `start` (None when it never closes), and how deeply
+    the span nests. One pass over the text: trying every closing bracket from the end instead parses the text
+    once per bracket, which thousands of brackets turn into seconds."""
+    depth = deepest = 0
+    for match in _PY_TOKEN.finditer(text, start):
+        token = match.group()
+        if token in ("[", "(", "{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in ("]", ")", "}"):
+            depth -= 1
+            if depth == 0:
+                return match.end(), deepest
+    return None, deepest
+
+
 def find_calls(text: str, names: AbstractSet[str] = frozenset()) -> tuple[list[ToolCall], str]:
     """The first span of `text` that reads as a list of calls (or one call), and the text around it."""
     for start in _starts(text, names):
-        closer = "]" if text[start] == "[" else ")"
-        end = len(text)
-        while (end := text.rfind(closer, start, end)) != -1:
-            candidate = text[start : end + 1]
+        end, deepest = _span(text, start)
+        problem = "not valid Python call syntax"
+        if deepest > MAX_NESTING:
+            problem = f"nested too deeply (more than {MAX_NESTING} levels of brackets)"
+        elif end is not None:
+            candidate = text[start:end]
             try:
                 tree = ast.parse(candidate, mode="eval").body
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue
-            if isinstance(tree, ast.List | ast.Call) and (not isinstance(tree, ast.List) or tree.elts):
-                return _calls(tree, candidate), text[:start] + text[end + 1 :]
-        # it looks like a call but never parses: report it rather than drop it
+                tree = None
+            if isinstance(tree, ast.List | ast.Call):
+                return _calls(tree, candidate), text[:start] + text[end:]
+        # it looks like a call but cannot be read: report it rather than drop it
         name = re.match(r"\[?\s*([\w.]+)", text[start:])
         return [
             ToolCall(
                 name=name.group(1) if name else "",
                 arguments=text[start:],
-                parse_error=f"not valid Python call syntax. Expected {EXPECTED}",
+                parse_error=f"{problem}. Expected {EXPECTED}",
             )
         ], text[:start]
     return [], text
@@ -117,6 +141,8 @@ def find_calls(text: str, names: AbstractSet[str] = frozenset()) -> tuple[list[T
 
 class Pythonic(Format):
     name = "pythonic"
+    envelope = CallEnvelope(trigger="[", begin="[", end="]", arguments="pythonic")
+    dotted_names = True
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = json.dumps([t.to_dict() for t in tools], ensure_ascii=False)
@@ -140,7 +166,7 @@ class Pythonic(Format):
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
         parts = []
         for c in calls:
-            args = call_arguments(c.arguments)
+            args = c.args_or_raw()
             items = ", ".join(f"{k}={v!r}" for k, v in args.items()) if isinstance(args, dict) else ""
             parts.append(f"{c.name}({items})")
         return "[" + ", ".join(parts) + "]"

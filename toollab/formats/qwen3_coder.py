@@ -10,8 +10,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toollab.formats.base import Format, call_arguments, prose, tools_jsonl
+from toollab.formats.base import Format, prose, tools_jsonl
 from toollab.formats.hermes import TOOL_CALL_BLOCK, tool_responses
+from toollab.harness.arguments import NestedTooDeeply, loads, problem
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
@@ -29,10 +30,13 @@ def _is_string(tools: Sequence[ToolSpec], tool: str, param: str) -> bool:
 
 
 def _value(text: str, as_string: bool) -> Any:
+    """A parameter's value: JSON where it reads as JSON, else the text. Raises NestedTooDeeply."""
     if as_string:
         return text
     try:
-        return json.loads(text)
+        return loads(text)
+    except NestedTooDeeply:
+        raise
     except json.JSONDecodeError:
         return text
 
@@ -54,7 +58,7 @@ class Qwen3Coder(Format):
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
         out = []
         for c in calls:
-            args = call_arguments(c.arguments)
+            args = c.args_or_raw()
             params = "".join(
                 f"<parameter={k}>\n{v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}\n</parameter>\n"
                 for k, v in (args.items() if isinstance(args, dict) else [])
@@ -77,10 +81,15 @@ class Qwen3Coder(Format):
                 continue
             name = fn.group(1).strip()
             inner = fn.group(2)
-            params = {
-                p.group(1).strip(): _value(p.group(2), _is_string(tools, name, p.group(1).strip()))
-                for p in _PARAM.finditer(inner)
-            }
+            try:
+                params = {
+                    p.group(1).strip(): _value(p.group(2), _is_string(tools, name, p.group(1).strip()))
+                    for p in _PARAM.finditer(inner)
+                }
+            except NestedTooDeeply as exc:
+                error = f"a parameter value is {problem(exc)}. Expected {EXPECTED}"
+                calls.append(ToolCall(name=name, arguments=inner, parse_error=error))
+                continue
             leftover = _PARAM.sub("", inner).strip()
             if leftover:
                 calls.append(

@@ -6,11 +6,12 @@ import json
 import re
 from collections.abc import Sequence
 
-from toollab.formats.base import Format, call_arguments, json_call, prose
+from toollab.formats.base import CallEnvelope, Format, json_call, prose
 from toollab.harness.messages import AssistantMessage, ToolCall, ToolResultMessage
 from toollab.tools import ToolSpec
 
 EXPECTED = 'CALL {"tool": "<tool name>", "args": {<arguments>}}'
+ENVELOPE = CallEnvelope(trigger="CALL ", begin='CALL {"tool": "{name}", "args": ', end="}")
 # a line starting with CALL, or CALL {...} after prose on the same line ("I will CALL her" is prose)
 _CALL = re.compile(r"(?:^[ \t]*|(?<=\s)(?=CALL[ \t:]*\{))CALL\b[ \t:]*(.*)$", re.MULTILINE)
 _ANSWER = re.compile(r"^[ \t]*ANSWER[ \t]*:[ \t]*(.*)", re.MULTILINE | re.DOTALL)
@@ -18,6 +19,7 @@ _ANSWER = re.compile(r"^[ \t]*ANSWER[ \t]*:[ \t]*(.*)", re.MULTILINE | re.DOTALL
 
 class TextProtocol(Format):
     name = "text"
+    envelope = ENVELOPE
     stop = ("\nRESULT",)  # the harness writes results, not the model
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
@@ -33,10 +35,7 @@ class TextProtocol(Format):
         )
 
     def render_calls(self, calls: Sequence[ToolCall]) -> str:
-        return "\n".join(
-            "CALL " + json.dumps({"tool": c.name, "args": call_arguments(c.arguments)}, ensure_ascii=False)
-            for c in calls
-        )
+        return "\n".join(ENVELOPE.write(c) for c in calls)
 
     def render_results(self, results: Sequence[ToolResultMessage]) -> str:
         return "\n".join(

@@ -10,12 +10,22 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toollab.harness import errors, events
-from toollab.harness.dispatch import Approver, Dispatcher, decode_arguments
-from toollab.harness.events import EventLog, drop_torn_tail, read_events
+from toollab.harness import errors
+from toollab.harness.dispatch import Approver, Dispatcher
+from toollab.harness.events import (
+    EventLog,
+    MessageAdded,
+    ModelRequested,
+    ModelResponded,
+    RunResumed,
+    RunStarted,
+    ToolCalled,
+    ToolReturned,
+    read_events,
+)
 from toollab.harness.finish import FINISH, finish_tool
+from toollab.harness.jsonl import drop_torn_tail
 from toollab.harness.messages import (
-    MESSAGES_ADAPTER,
     AssistantMessage,
     Message,
     SystemMessage,
@@ -24,9 +34,9 @@ from toollab.harness.messages import (
     Usage,
     UserMessage,
 )
-from toollab.harness.model import Model, ModelError, ModelResponse
-from toollab.harness.replay import Replayed, last_run, replay
-from toollab.harness.result import Round, RunResult, RunStatus
+from toollab.harness.model import Model, ModelError
+from toollab.harness.replay import last_run, replay
+from toollab.harness.result import RunResult, RunStatus
 from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
 from toollab.tools import Tool
 
@@ -39,7 +49,7 @@ class Agent:
     once more for an answer, without tools, and the status says which limit ended the run.
 
     Tools with `side_effects=True` run only when `approve(call, tool)` returns True (sync or async).
-    `on_event` receives every event as a dict, as the JSONL log would hold it.
+    `on_event` receives every event (`toollab.harness.events`) as it happens, as the JSONL log records it.
     """
 
     def __init__(
@@ -90,17 +100,18 @@ class Agent:
         if not messages:
             raise ValueError("nothing to run: give a prompt or a history")
         log_file = EventLog(log) if log is not None else None
-        run = RunState(uuid.uuid4().hex, messages, self._sinks(log_file))
+        run = RunState(uuid.uuid4().hex, messages, self._sinks(log_file), self._control)
         try:
             if run.sinks:
                 run.emit(
-                    events.RUN_START,
-                    model=getattr(self.model, "name", type(self.model).__name__),
-                    tools=[s.to_dict() for s in self.tool_specs],
-                    max_steps=self.max_steps,
-                    max_tokens=self.max_tokens,
-                    max_tool_calls=self.max_tool_calls,
-                    messages=MESSAGES_ADAPTER.dump_python(messages, mode="json"),
+                    RunStarted(
+                        model=getattr(self.model, "name", type(self.model).__name__),
+                        tools=[s.to_dict() for s in self.tool_specs],
+                        max_steps=self.max_steps,
+                        max_tokens=self.max_tokens,
+                        max_tool_calls=self.max_tool_calls,
+                        messages=list(messages),
+                    )
                 )
             return await self._drive(run)
         finally:
@@ -116,16 +127,20 @@ class Agent:
         Calls left without a result are run again if their tool is idempotent, and otherwise get an error
         result saying they were interrupted. New events are appended to the same log.
         """
-        recorded = last_run(read_events(log), log)
+        start, recorded = last_run(read_events(log), log)
+        replayed = replay(start, recorded, self._control)
+        if replayed.ended is not None:
+            return replayed.ended
         drop_torn_tail(log)
         log_file = EventLog(log)
         try:
-            replayed = replay(recorded, self._sinks(log_file), self._control)
-            if replayed.ended is not None:
-                return replayed.ended
             run = replayed.state
-            run.emit(events.RUN_RESUMED, messages=len(run.messages), steps=run.steps)
-            await self._settle_killed_round(replayed)
+            run.sinks = self._sinks(log_file)
+            run.emit(RunResumed(messages=len(run.messages), steps=run.steps))
+            if replayed.open_round is not None:
+                await self._close_killed_round(run, replayed.open_round, replayed.pending)
+            elif replayed.concluded is not None:  # the last round ended the run; the end was never logged
+                run.end(*replayed.concluded)
             if run.result is None:
                 return await self._drive(run)
             return run.result
@@ -145,10 +160,8 @@ class Agent:
         if not run.sinks:
             return self._dispatcher
         dispatcher = copy.copy(self._dispatcher)
-        dispatcher.on_call = lambda call: run.emit(events.TOOL_CALL, call=call.model_dump(mode="json"))
-        dispatcher.on_result = lambda result, seconds: run.emit(
-            events.TOOL_RESULT, result=result.model_dump(mode="json"), seconds=seconds
-        )
+        dispatcher.on_call = lambda call: run.emit(ToolCalled(call=call))
+        dispatcher.on_result = lambda result, seconds: run.emit(ToolReturned(result=result, seconds=seconds))
         return dispatcher
 
     def _limit_reached(self, run: RunState) -> RunStatus | None:
@@ -164,20 +177,29 @@ class Agent:
         dispatcher = self._observed(run)
         try:
             while run.result is None:
-                limit = self._limit_reached(run)
-                if limit is not None:
-                    await self._final_round(run, dispatcher, limit)
-                else:
-                    await self._round(run, dispatcher)
+                if run.final_reason is None and (limit := self._limit_reached(run)) is not None:
+                    self._ask_for_final_answer(run, limit)
+                await self._round(run, dispatcher)
         except asyncio.CancelledError:
             run.end(RunStatus.CANCELLED, None, "the run was cancelled", "harness")
             raise
         return run.result
 
-    async def _ask(self, run: RunState, tools: Sequence[Any]) -> tuple[AssistantMessage, ModelResponse, float] | None:
-        """One model request; on failure the run ends with status model_error and None is returned."""
+    def _ask_for_final_answer(self, run: RunState, reason: RunStatus) -> None:
+        """A limit was hit: from now on the model is asked for an answer with no tools offered, and the status
+        records which limit it was."""
+        run.final_reason = reason
+        nudge = UserMessage(content=FINAL_PROMPT[reason])
+        run.messages.append(nudge)
         if run.sinks:
-            run.emit(events.MODEL_REQUEST, round=len(run.rounds), messages=len(run.messages), tools=len(tools))
+            run.emit(MessageAdded(message=nudge, reason=reason))
+
+    async def _ask(self, run: RunState) -> tuple[AssistantMessage, Usage, float] | None:
+        """One model request (no tools once the final answer is asked for); on failure the run ends with status
+        model_error and None is returned."""
+        tools = self.tool_specs if run.final_reason is None else []
+        if run.sinks:
+            run.emit(ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(tools)))
         started = time.perf_counter()
         try:
             response = await self.model.request(run.messages, tools)
@@ -189,128 +211,75 @@ class Agent:
             return None
         seconds = time.perf_counter() - started
         message = run.unique_ids(response.message)
-        run.messages.append(message)
-        run.usage += response.usage
+        run.add_response(message, response.usage)
         if run.sinks:
             run.emit(
-                events.MODEL_RESPONSE,
-                round=len(run.rounds),
-                message=message.model_dump(mode="json"),
-                usage=response.usage.model_dump(),
-                raw=response.raw,
-                seconds=seconds,
+                ModelResponded(
+                    round=len(run.rounds), message=message, usage=response.usage, raw=response.raw, seconds=seconds
+                )
             )
-        return message, response, seconds
+        return message, response.usage, seconds
 
     async def _round(self, run: RunState, dispatcher: Dispatcher) -> None:
-        asked = await self._ask(run, self.tool_specs)
+        asked = await self._ask(run)
         if asked is None:
             return
-        message, response, model_seconds = asked
-        if not message.tool_calls:
-            run.close_round(Round(len(run.rounds), "answer", response.usage, model_seconds))
-            run.end(RunStatus.COMPLETED, message.content)
-            return
-        run.steps += 1
-        calls = message.tool_calls
-        budget = None if self.max_tool_calls is None else self.max_tool_calls - run.tool_calls
-        runnable: list[ToolCall] = calls
-        refused: list[ToolCall] = []
-        if budget is not None and sum(c.name != self._control for c in calls) > budget:
-            runnable, refused = [], []
-            for call in calls:
-                if call.name == self._control or budget > 0:
-                    budget -= call.name != self._control
-                    runnable.append(call)
-                else:
-                    refused.append(call)
+        message, usage, model_seconds = asked
         started = time.perf_counter()
-        results: list[ToolResultMessage | None] = [None] * len(runnable)
+        results: dict[str, ToolResultMessage] = {}
         try:
-            await dispatcher.dispatch_all(runnable, results)
-        finally:  # also on cancellation: every call gets its result
-            done = {r.call_id: r for r in results if r is not None}
-            for call in refused:
-                done[call.id] = dispatcher.fail(
-                    call, errors.budget_exhausted(call.name, self.max_tool_calls or 0), errors.BUDGET
-                )
-            run.messages.extend(done[c.id] for c in calls)
-            run.tool_calls += sum(c.name != self._control for c in runnable)
-        run.close_round(
-            Round(len(run.rounds), "tools", response.usage, model_seconds, time.perf_counter() - started, len(calls)),
-        )
-        answer = self._finish_answer(calls, [done[c.id] for c in calls])
-        if answer is not None:
-            run.end(RunStatus.COMPLETED, answer)
+            await self._run_calls(run, dispatcher, message.tool_calls, results)
+        except asyncio.CancelledError:
+            run.add_results(message.tool_calls, results)  # every call has its result, even now
+            raise
+        record = run.next_round(message, usage, model_seconds, time.perf_counter() - started)
+        run.close_round(message, results, record)
 
-    async def _final_round(
-        self, run: RunState, dispatcher: Dispatcher, reason: RunStatus, ask_again: bool = True
+    async def _run_calls(
+        self,
+        run: RunState,
+        dispatcher: Dispatcher,
+        calls: Sequence[ToolCall],
+        results: dict[str, ToolResultMessage],
     ) -> None:
-        """Ask once more for an answer, with no tools offered; the status records which limit was hit."""
-        run.final_reason = reason
-        if ask_again:
-            nudge = UserMessage(content=FINAL_PROMPT[reason])
-            run.messages.append(nudge)
-            if run.sinks:
-                run.emit(events.MESSAGE, message=nudge.model_dump(mode="json"), reason=str(reason))
-        asked = await self._ask(run, [])
-        if asked is None:
+        """Run one turn's calls into `results` (by call id), filled in place: when cancelled it still holds a
+        result for every call. After the final request nothing runs; past the budget, the last calls do not."""
+        if not calls:
             return
-        message, response, model_seconds = asked
-        # Calls made anyway cannot run, but each still gets its result so the history stays valid.
-        run.messages.extend(
-            dispatcher.fail(c, errors.tools_disabled(c.name), errors.TOOLS_DISABLED) for c in message.tool_calls
-        )
-        run.close_round(Round(len(run.rounds), "final", response.usage, model_seconds))
-        run.end(reason, message.content)
-
-    def _finish_answer(self, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]) -> str | None:
-        """The answer of the first finish call that succeeded (its arguments were valid), if any."""
-        if not self.use_finish:
-            return None
-        for call, result in zip(calls, results, strict=True):
-            if call.name == FINISH and not result.is_error:
-                return decode_arguments(call.arguments)["answer"]
-        return None
+        if run.final_reason is not None:  # calls made anyway cannot run, but each gets its result
+            for call in calls:
+                results[call.id] = dispatcher.fail(call, errors.tools_disabled(call.name), errors.TOOLS_DISABLED)
+            return
+        refused = run.budget_refuses(calls, self.max_tool_calls)
+        for call in calls:
+            if call.id in refused:
+                message = errors.budget_exhausted(call.name, self.max_tool_calls or 0)
+                results[call.id] = dispatcher.fail(call, message, errors.BUDGET)
+        runnable = [c for c in calls if c.id not in refused]
+        done: list[ToolResultMessage | None] = [None] * len(runnable)
+        try:
+            await dispatcher.dispatch_all(runnable, done)
+        finally:
+            results.update((r.call_id, r) for r in done if r is not None)
 
     # ---- resume ----------------------------------------------------------------------------------------
 
-    async def _settle_killed_round(self, replayed: Replayed) -> None:
-        """Finish the round the process died in, the way a live round would have."""
-        run = replayed.state
+    async def _close_killed_round(
+        self, run: RunState, response: ModelResponded, pending: dict[str, ToolResultMessage]
+    ) -> None:
+        """Close the round the process died in, the way a live round would have: calls without a result are run
+        again when their tool is idempotent, and otherwise answered as interrupted."""
         dispatcher = self._observed(run)
-        reason = run.final_reason
-        if isinstance(run.messages[-1], UserMessage) and reason is not None:
-            await self._final_round(run, dispatcher, reason, ask_again=False)  # died waiting for the answer
-            return
-        k = max((i for i, m in enumerate(run.messages) if isinstance(m, AssistantMessage)), default=-1)
-        tail = run.messages[k + 1 :]
-        if k < 0 or not all(isinstance(m, ToolResultMessage) for m in tail):
-            return  # died before the model answered: the loop asks again
-        last = run.messages[k]
-        assert isinstance(last, AssistantMessage)
-        answered = {m.call_id: m for m in tail if isinstance(m, ToolResultMessage)}
-        missing = [c for c in last.tool_calls if c.id not in answered]
-        for call in missing:
+        results = dict(pending)
+        for call in response.message.tool_calls:
+            if call.id in results:
+                continue
             tool = self._dispatcher.tools.get(call.name)
-            if reason is not None:
-                answered[call.id] = dispatcher.fail(call, errors.tools_disabled(call.name), errors.TOOLS_DISABLED)
+            if run.final_reason is not None:
+                results[call.id] = dispatcher.fail(call, errors.tools_disabled(call.name), errors.TOOLS_DISABLED)
             elif tool is not None and tool.idempotent:
-                answered[call.id] = await dispatcher.dispatch(call)
-                run.tool_calls += call.name != self._control
+                results[call.id] = await dispatcher.dispatch(call)
             else:
-                answered[call.id] = dispatcher.fail(call, errors.interrupted(call.name), errors.INTERRUPTED)
-        run.messages.extend(answered[c.id] for c in missing)
-        if len(run.rounds) < replayed.responses and replayed.last_response is not None:
-            kind = "final" if reason is not None else ("tools" if last.tool_calls else "answer")
-            usage = Usage.model_validate(replayed.last_response["usage"])
-            seconds = replayed.last_response.get("seconds", 0.0)
-            run.close_round(Round(len(run.rounds), kind, usage, seconds, 0.0, len(last.tool_calls)))
-        if reason is not None:
-            run.end(reason, last.content)
-        elif not last.tool_calls:
-            run.end(RunStatus.COMPLETED, last.content)
-        else:
-            answer = self._finish_answer(last.tool_calls, [answered[c.id] for c in last.tool_calls])
-            if answer is not None:
-                run.end(RunStatus.COMPLETED, answer)
+                results[call.id] = dispatcher.fail(call, errors.interrupted(call.name), errors.INTERRUPTED)
+        record = run.next_round(response.message, response.usage, response.seconds, 0.0)
+        run.close_round(response.message, results, record)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pydantic_core
 
 from toollab.harness import errors
+from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.messages import ToolCall, ToolResultMessage
 from toollab.harness.threads import tool_threads
 from toollab.tools import InvalidArguments, Tool, ToolError
@@ -30,24 +30,6 @@ def to_content(value: Any) -> str:
     if isinstance(value, str):
         return value
     return pydantic_core.to_json(value, fallback=str).decode()
-
-
-def decode_arguments(raw: Any) -> Any:
-    """Arguments as a Python value: objects pass through, JSON strings are decoded (twice if double-encoded).
-
-    Raises json.JSONDecodeError for text that is not JSON.
-    """
-    if raw is None:
-        return {}
-    if isinstance(raw, str):
-        text = raw.strip()
-        if not text:
-            return {}
-        value = json.loads(text)
-        if isinstance(value, str) and value.strip().startswith("{"):
-            value = json.loads(value)
-        return value
-    return raw
 
 
 class _TimedOut(Exception):
@@ -107,21 +89,15 @@ class Dispatcher:
         if tool is None:
             return self._done(call, errors.unknown_tool(call.name, self.names), started, errors.UNKNOWN_TOOL)
         try:
-            arguments = decode_arguments(call.arguments)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            detail = f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else "too deep"
-            return self._done(call, errors.invalid_json(tool, detail), started, errors.INVALID_JSON)
-        if not isinstance(arguments, dict):
-            return self._done(call, errors.not_an_object(tool, arguments), started, errors.INVALID_ARGUMENTS)
+            arguments = call.args_as_dict()
+        except UnreadableArguments as exc:
+            kind = errors.INVALID_ARGUMENTS if exc.is_json else errors.INVALID_JSON
+            return self._done(call, errors.unreadable_arguments(tool, exc.problem), started, kind)
         try:
             problems = tool.check(arguments)
             bound = None if problems else tool.bind(arguments)
         except InvalidArguments as exc:
             problems, bound = exc.problems, None
-        except RecursionError:
-            return self._done(
-                call, f"Arguments for {tool.name!r} are nested too deeply.", started, errors.INVALID_ARGUMENTS
-            )
         if bound is None:
             return self._done(call, errors.invalid_arguments(tool, problems), started, errors.INVALID_ARGUMENTS)
         # the approver sees the decoded, validated arguments, whatever form the model sent them in

@@ -43,16 +43,9 @@ def example_arguments(tool: Tool) -> str:
     return "{" + ", ".join(f'"{name}": ...' for name in required) + "}"
 
 
-def invalid_json(tool: Tool, detail: str) -> str:
-    return (
-        f"Arguments for {tool.name!r} are not valid JSON ({detail}). "
-        f"Send a JSON object such as {example_arguments(tool)}."
-    )
-
-
-def not_an_object(tool: Tool, value: Any) -> str:
-    kind = type(value).__name__
-    return f"Arguments for {tool.name!r} must be a JSON object, got {kind}. Send e.g. {example_arguments(tool)}."
+def unreadable_arguments(tool: Tool, problem: str) -> str:
+    """`problem` as `toollab.harness.arguments` words it: "not valid JSON (...)", "a JSON array, not an object"."""
+    return f"Arguments for {tool.name!r} are {problem}. Send a JSON object such as {example_arguments(tool)}."
 
 
 def invalid_arguments(tool: Tool, problems: Sequence[ArgumentProblem]) -> str:

@@ -1,21 +1,109 @@
-"""The JSONL event log: one JSON object a line, flushed as it happens, so a killed run can be resumed."""
+"""What a run reports as it happens, as typed events, and the JSONL log that records them for resuming.
+
+Each event is a pydantic model; `Event` is their union, told apart by the `event` key. A line of the log is
+an event's JSON exactly as toollab wrote it before events were typed (`tests/data` keeps logs from then, and
+they still read and resume).
+"""
 
 from __future__ import annotations
 
-import json
+import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any, Literal
 
-# Event names, in the order a run writes them.
-RUN_START = "run_start"
-MODEL_REQUEST = "model_request"
-MODEL_RESPONSE = "model_response"
-TOOL_CALL = "tool_call"
-TOOL_RESULT = "tool_result"
-MESSAGE = "message"  # a message the harness adds itself (the request for a final answer)
-ROUND_END = "round_end"
-RUN_RESUMED = "run_resumed"
-RUN_END = "run_end"
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from toollab.harness.jsonl import json_line, read_jsonl
+from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
+from toollab.harness.result import Round, RunStatus
+
+
+class _Event(BaseModel):
+    # `event` first, as every line of the log starts with it; each event narrows it to its own name
+    event: str
+    ts: float = Field(default_factory=time.time)
+    run_id: str = ""  # set by the run that emits the event
+
+
+class RunStarted(_Event):
+    event: Literal["run_start"] = "run_start"
+    model: str
+    tools: list[dict[str, Any]]
+    max_steps: int
+    max_tokens: int | None = None
+    max_tool_calls: int | None = None
+    messages: list[Message]
+
+
+class ModelRequested(_Event):
+    event: Literal["model_request"] = "model_request"
+    round: int
+    messages: int  # how many messages the model was sent
+    tools: int  # how many tools it was offered
+
+
+class ModelResponded(_Event):
+    event: Literal["model_response"] = "model_response"
+    round: int
+    message: AssistantMessage
+    usage: Usage
+    raw: str | None = None
+    seconds: float = 0.0
+
+
+class ToolCalled(_Event):
+    event: Literal["tool_call"] = "tool_call"
+    call: ToolCall
+
+
+class ToolReturned(_Event):
+    event: Literal["tool_result"] = "tool_result"
+    result: ToolResultMessage
+    seconds: float = 0.0
+
+
+class MessageAdded(_Event):
+    """A message the harness adds itself: the request for a final answer once `reason` (a limit) was hit."""
+
+    event: Literal["message"] = "message"
+    message: Message
+    reason: RunStatus | None = None
+
+
+class RoundEnded(_Event):
+    event: Literal["round_end"] = "round_end"
+    round: Round
+
+
+class RunResumed(_Event):
+    event: Literal["run_resumed"] = "run_resumed"
+    messages: int
+    steps: int
+
+
+class RunEnded(_Event):
+    event: Literal["run_end"] = "run_end"
+    status: RunStatus
+    answer: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+    error_source: str | None = None
+    duration_seconds: float = 0.0
+
+
+Event = Annotated[
+    RunStarted
+    | ModelRequested
+    | ModelResponded
+    | ToolCalled
+    | ToolReturned
+    | MessageAdded
+    | RoundEnded
+    | RunResumed
+    | RunEnded,
+    Field(discriminator="event"),
+]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 class EventLog:
@@ -24,12 +112,12 @@ class EventLog:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = self.path.open("a", encoding="utf-8")
+        self._file: IO[bytes] | None = self.path.open("ab")
 
-    def __call__(self, event: dict[str, Any]) -> None:
+    def __call__(self, event: Event) -> None:
         if self._file is None:
             raise ValueError(f"event log {self.path} is closed")
-        self._file.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        self._file.write(json_line(event.model_dump(mode="json", fallback=str)))
         self._file.flush()
 
     def close(self) -> None:
@@ -38,36 +126,13 @@ class EventLog:
             self._file = None
 
 
-def drop_torn_tail(path: str | Path) -> None:
-    """Cut a last line that the killed process left unfinished, so that events appended later stay readable."""
-    path = Path(path)
-    data = path.read_bytes()
-    if not data or data.endswith(b"\n"):
-        return
-    with path.open("r+b") as f:
-        f.truncate(data.rfind(b"\n") + 1)
-
-
-def read_jsonl(path: str | Path, key: str) -> list[dict[str, Any]]:
-    """The JSON objects of a JSONL file, each holding `key`. A torn last line (the process died mid-write) is
-    skipped; any other bad line raises ValueError."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+def read_events(path: str | Path) -> list[Event]:
+    """All events of a log. A torn last line (the process died mid-write) is skipped; a line that is not an event
+    raises ValueError naming it."""
+    events = []
+    for number, record in read_jsonl(path):
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):
-                break
-            raise ValueError(f"{path}:{number}: not a JSON line") from None
-        if not isinstance(record, dict) or key not in record:
-            raise ValueError(f"{path}:{number}: a JSON line without {key!r}")
-        records.append(record)
-    return records
-
-
-def read_events(path: str | Path) -> list[dict[str, Any]]:
-    """All events of a log. A torn last line (the process died mid-write) is skipped; any other bad line raises."""
-    return read_jsonl(path, "event")
+            events.append(EVENT_ADAPTER.validate_python(record))
+        except ValidationError as exc:
+            raise ValueError(f"{path}:{number}: not a toollab event ({exc.errors()[0]['msg']})") from None
+    return events

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from toollab.harness.arguments import UnreadableArguments, arguments_object
 
 
 class Usage(BaseModel):
@@ -39,6 +42,25 @@ class ToolCall(BaseModel):
     name: str
     arguments: Any = Field(default_factory=dict)
     parse_error: str | None = None
+
+    def args_as_dict(self) -> dict[str, Any]:
+        """The arguments as an object, whatever form the model sent them in (an object, JSON text, JSON text
+        encoded twice, nothing). Raises `UnreadableArguments` when they are not an object or nest too deeply."""
+        return arguments_object(self.arguments)
+
+    def args_as_json_str(self) -> str:
+        """The arguments as JSON text: text as the model wrote it, anything else encoded (the OpenAI wire form)."""
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps({} if self.arguments is None else self.arguments, ensure_ascii=False)
+
+    def args_or_raw(self) -> Any:
+        """The arguments as an object when they read as one, else as the model wrote them (for writing a call
+        back into a prompt, or reading what a model meant)."""
+        try:
+            return self.args_as_dict()
+        except UnreadableArguments:
+            return self.arguments
 
 
 class SystemMessage(BaseModel):

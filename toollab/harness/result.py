@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
+
+RoundKind = Literal["tools", "answer", "final"]  # "final": the request for an answer once a limit was hit
 
 
 class RunStatus(StrEnum):
@@ -23,7 +25,7 @@ class Round:
     """One model request and the calls it made. `kind`: "tools", "answer" or "final" (the no-tools request)."""
 
     index: int
-    kind: str
+    kind: RoundKind
     usage: Usage
     model_seconds: float
     tool_seconds: float = 0.0
@@ -38,10 +40,6 @@ class Round:
             "tool_seconds": self.tool_seconds,
             "tool_calls": self.tool_calls,
         }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Round:
-        return cls(**{**data, "usage": Usage.model_validate(data["usage"])})
 
 
 @dataclass(repr=False)

@@ -1,16 +1,16 @@
-"""The mutable state of one run, and how a run reports its events."""
+"""The mutable state of one run, how it reports its events, and how a round closes (live and on resume alike)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
-from toollab.harness import events
-from toollab.harness.messages import AssistantMessage, Message, ToolCall, Usage
-from toollab.harness.result import Round, RunResult, RunStatus
+from toollab.harness import errors
+from toollab.harness.events import Event, RoundEnded, RunEnded
+from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
+from toollab.harness.result import Round, RoundKind, RunResult, RunStatus
 
-EventSink = Callable[[dict[str, Any]], None]
+EventSink = Callable[[Event], None]
 
 # The message that asks for a final answer once a limit is hit.
 FINAL_PROMPT = {
@@ -18,15 +18,22 @@ FINAL_PROMPT = {
     RunStatus.MAX_TOKENS: "You have used the token budget. Give your final answer now, without calling tools.",
     RunStatus.MAX_TOOL_CALLS: "You have used the tool-call budget. Give your final answer now, without calling tools.",
 }
+# Results of calls that never ran, so did not use the tool-call budget.
+_NOT_RUN = (errors.BUDGET, errors.TOOLS_DISABLED)
 
 
 class RunState:
-    """Everything a run accumulates. Only appended to, so a step costs the same at round 800 as at round 1."""
+    """Everything a run accumulates. Only appended to, so a step costs the same at round 800 as at round 1.
 
-    def __init__(self, run_id: str, messages: list[Message], sinks: list[EventSink]):
+    `control` is the name of the harness's finish action (None when the run has none): its calls are not tool
+    calls, and the first one that succeeds ends the run with its answer.
+    """
+
+    def __init__(self, run_id: str, messages: list[Message], sinks: list[EventSink], control: str | None):
         self.run_id = run_id
         self.messages = messages
         self.sinks = sinks
+        self.control = control
         self.rounds: list[Round] = []
         self.usage = Usage()
         self.steps = 0  # rounds that made tool calls
@@ -36,10 +43,10 @@ class RunState:
         self.started = time.perf_counter()
         self.result: RunResult | None = None
 
-    def emit(self, event: str, **fields: Any) -> None:
-        record = {"event": event, "ts": time.time(), "run_id": self.run_id, **fields}
+    def emit(self, event: Event) -> None:
+        event.run_id = self.run_id
         for sink in self.sinks:
-            sink(record)
+            sink(event)
 
     def unique_ids(self, message: AssistantMessage) -> AssistantMessage:
         """Give every call a unique id (models omit or repeat them), so each result matches exactly one call."""
@@ -56,12 +63,79 @@ class RunState:
             self.seen_ids.add(call_id)
         return message if fixed is None else message.model_copy(update={"tool_calls": fixed})
 
-    def close_round(self, record: Round) -> None:
+    def add_response(self, message: AssistantMessage, usage: Usage) -> None:
+        """The model's turn joins the history; a turn with calls before the final request is a step."""
+        self.messages.append(message)
+        self.seen_ids.update(c.id for c in message.tool_calls)
+        self.usage += usage
+        self.steps += bool(message.tool_calls) and self.final_reason is None
+
+    def add_results(self, calls: Sequence[ToolCall], results: Mapping[str, ToolResultMessage]) -> None:
+        """The results of `calls` that have one, in call order; each call that ran counts against the budget."""
+        for call in calls:
+            result = results.get(call.id)
+            if result is not None:
+                self.messages.append(result)
+                self.tool_calls += result.name != self.control and result.error_kind not in _NOT_RUN
+
+    def budget_refuses(self, calls: Sequence[ToolCall], max_tool_calls: int | None) -> set[str]:
+        """The ids of the calls that the rest of the tool-call budget cannot pay for (the last ones in order)."""
+        if max_tool_calls is None:
+            return set()
+        left = max_tool_calls - self.tool_calls
+        refused = set()
+        for call in calls:
+            if call.name == self.control:
+                continue
+            if left > 0:
+                left -= 1
+            else:
+                refused.add(call.id)
+        return refused
+
+    def next_round(self, message: AssistantMessage, usage: Usage, model_seconds: float, tool_seconds: float) -> Round:
+        """The record of the round that `message` opened."""
+        kind: RoundKind = "final" if self.final_reason is not None else "tools" if message.tool_calls else "answer"
+        return Round(len(self.rounds), kind, usage, model_seconds, tool_seconds, len(message.tool_calls))
+
+    def record_round(self, record: Round) -> None:
         self.rounds.append(record)
         if self.sinks:
-            self.emit(events.ROUND_END, round=record.to_dict())
+            self.emit(RoundEnded(round=record))
 
-    def end(self, status: RunStatus, answer: str | None, error: str | None = None, source: str | None = None) -> None:
+    def close_round(self, message: AssistantMessage, results: Mapping[str, ToolResultMessage], record: Round) -> None:
+        """Close the round of `message`: its results in call order, its record, and the end of the run when the
+        round ended it."""
+        self.add_results(message.tool_calls, results)
+        self.record_round(record)
+        outcome = self.outcome(message, results)
+        if outcome is not None:
+            self.end(*outcome)
+
+    def outcome(
+        self, message: AssistantMessage, results: Mapping[str, ToolResultMessage]
+    ) -> tuple[RunStatus, str | None] | None:
+        """How the run ends after the round of `message` closed, if it ends: the answer to the final request, an
+        answer without calls, or the answer of the first finish call that succeeded."""
+        if self.final_reason is not None:
+            return self.final_reason, message.content
+        if not message.tool_calls:
+            return RunStatus.COMPLETED, message.content
+        for call in message.tool_calls:
+            result = results.get(call.id)
+            if call.name == self.control and result is not None and not result.is_error:
+                return RunStatus.COMPLETED, str(call.args_as_dict()["answer"])
+        return None
+
+    def end(
+        self,
+        status: RunStatus,
+        answer: str | None,
+        error: str | None = None,
+        source: str | None = None,
+        duration: float | None = None,
+    ) -> None:
+        """The run's result. `duration` is given when the run ended in another process (a replayed log)."""
         self.result = RunResult(
             run_id=self.run_id,
             status=status,
@@ -69,17 +143,18 @@ class RunState:
             messages=self.messages,
             rounds=self.rounds,
             usage=self.usage,
-            duration_seconds=time.perf_counter() - self.started,
+            duration_seconds=time.perf_counter() - self.started if duration is None else duration,
             error=error,
             error_source=source,
         )
         if self.sinks:
             self.emit(
-                events.RUN_END,
-                status=str(status),
-                answer=answer,
-                usage=self.usage.model_dump(),
-                error=error,
-                error_source=source,
-                duration_seconds=self.result.duration_seconds,
+                RunEnded(
+                    status=status,
+                    answer=answer,
+                    usage=self.usage,
+                    error=error,
+                    error_source=source,
+                    duration_seconds=self.result.duration_seconds,
+                )
             )

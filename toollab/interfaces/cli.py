@@ -13,7 +13,8 @@ from rich.text import Text
 
 from toollab.constrain import ToolGrammar
 from toollab.formats import FORMATS, to_openai
-from toollab.harness import Agent, RunResult, RunStatus, events
+from toollab.harness import Agent, RunResult, RunStatus
+from toollab.harness.events import Event, MessageAdded, ModelResponded, RoundEnded, ToolReturned
 from toollab.harness.model import ModelError
 from toollab.interfaces import eval_cli, lab_cli, serve_cli
 from toollab.interfaces.loading import load_local, load_tools
@@ -43,35 +44,33 @@ class RoundPrinter:
     def __init__(self, out: Console):
         self.out = out
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        kind = event["event"]
-        if kind == events.MODEL_RESPONSE:
-            self.out.rule(f"round {event['round'] + 1}", style="cyan")
-            if event.get("raw"):
-                self.out.print(Panel(Text(event["raw"]), title="raw model output", border_style="dim"))
-            message = event["message"]
-            if message.get("content"):
-                self.out.print(Text(message["content"]))
-            for c in message.get("tool_calls", []):
-                self.out.print(f"[bold]call[/bold] {c['name']}({_short(c['arguments'])})  [dim]{c['id']}[/dim]")
-        elif kind == events.TOOL_RESULT:
-            r = event["result"]
-            style = "red" if r["is_error"] else "green"
-            label = "error" if r["is_error"] else "result"
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ModelResponded):
+            self.out.rule(f"round {event.round + 1}", style="cyan")
+            if event.raw:
+                self.out.print(Panel(Text(event.raw), title="raw model output", border_style="dim"))
+            if event.message.content:
+                self.out.print(Text(event.message.content))
+            for c in event.message.tool_calls:
+                self.out.print(Text.assemble(("call", "bold"), f" {c.name}({_short(c.arguments)})  ", (c.id, "dim")))
+        elif isinstance(event, ToolReturned):
+            r = event.result
+            style = "red" if r.is_error else "green"
             self.out.print(
-                f"  [{style}]{label}[/{style}] {r['name']}: {_short(r['content'])}  "
-                f"[dim]{r['call_id']}, {event['seconds'] * 1000:.1f} ms[/dim]"
+                Text.assemble(
+                    ("  error" if r.is_error else "  result", style),
+                    f" {r.name}: {_short(r.content)}  ",
+                    (f"{r.call_id}, {event.seconds * 1000:.1f} ms", "dim"),
+                )
             )
-        elif kind == events.ROUND_END:
-            r = event["round"]
-            u = r["usage"]
+        elif isinstance(event, RoundEnded):
+            done, u = event.round, event.round.usage
             self.out.print(
-                f"[dim]tokens in {u['input_tokens']} (cached {u['cached_input_tokens']}), "
-                f"out {u['output_tokens']}; model {r['model_seconds']:.2f} s, "
-                f"tools {r['tool_seconds']:.3f} s[/dim]"
+                f"[dim]tokens in {u.input_tokens} (cached {u.cached_input_tokens}), out {u.output_tokens}; "
+                f"model {done.model_seconds:.2f} s, tools {done.tool_seconds:.3f} s[/dim]"
             )
-        elif kind == events.MESSAGE:
-            self.out.print(f"[yellow]harness[/yellow]: {event['message']['content']}")
+        elif isinstance(event, MessageAdded):
+            self.out.print(Text.assemble(("harness", "yellow"), f": {event.message.content}"))
 
 
 def _summary(result: RunResult) -> str:

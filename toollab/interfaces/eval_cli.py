@@ -14,6 +14,7 @@ from rich.table import Table
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
+from toollab.eval.records import ItemRecord
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
 from toollab.interfaces.loading import load_local, progress_bar
@@ -107,10 +108,10 @@ def bfcl(
     with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
         task = progress.add_task("BFCL", total=len(pending), accuracy="–")
 
-        def on_record(record: dict[str, Any]) -> None:
+        def on_record(record: ItemRecord) -> None:
             nonlocal right, done
             done += 1
-            right += bool(record["valid"])
+            right += record.valid
             progress.update(task, advance=1, accuracy=f"{100 * right / done:.1f}% ({right}/{done})")
 
         summary = asyncio.run(run.run(on_record))

@@ -37,7 +37,7 @@ def lab_model(
     default, one call a turn, a call required on the first turn (SmolLM2 writes no calls otherwise) and
     `after_results` on the turns that follow tool results."""
     if spec == SIMULATED:
-        return SimulatedModel(seed=seed, format=format or "hermes")
+        return SimulatedModel(seed=seed, format=format)
     grammar = (
         ToolGrammar("required", parallel=False, after_results=after_results)
         if constrained_for(spec, constrained)

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from toollab.formats import get_format
-from toollab.formats.base import Format, call_arguments, name_in, tools_json
+from toollab.formats import get_format, tools_to_openai
+from toollab.formats.base import Format, name_in
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.model import ModelError, ModelResponse
 from toollab.models import local_weights
@@ -39,7 +39,7 @@ class DecodeConstraint(Protocol):
     def start(
         self,
         tools: Sequence[ToolSpec],
-        format: str,
+        format: Format,
         tokenizer: Any,
         vocab_size: int,
         stop_ids: Sequence[int],
@@ -94,7 +94,7 @@ class LocalModel:
     ):
         self.path = path
         self.format_name = format
-        self.format: Format = get_format(format or "hermes")
+        self.format: Format = get_format(format)
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.top_p = top_p
@@ -139,7 +139,7 @@ class LocalModel:
         if self.uses_template_tools:
             return tokenizer.apply_chat_template(
                 _template_messages(messages),
-                tools=tools_json(tools) or None,
+                tools=tools_to_openai(tools) or None,
                 add_generation_prompt=True,
                 tokenize=False,
             )
@@ -216,7 +216,7 @@ class LocalModel:
             loaded = self.load()
             matcher = self.constraint.start(
                 tools,
-                self.format.name,
+                self.format,
                 loaded.tokenizer,
                 loaded.model.config.vocab_size,
                 sorted(loaded.eos_ids),
@@ -335,7 +335,7 @@ def _template_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                     {
                         "type": "function",
                         "id": c.id,
-                        "function": {"name": c.name, "arguments": call_arguments(c.arguments)},
+                        "function": {"name": c.name, "arguments": c.args_or_raw()},
                     }
                     for c in m.tool_calls
                 ]

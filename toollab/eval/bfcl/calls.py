@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from toollab.eval.bfcl.schema import ToolSet
+from toollab.eval.records import Operations
 from toollab.harness import ToolCall, Usage
-from toollab.harness.dispatch import decode_arguments
+from toollab.harness.arguments import UnreadableArguments
 from toollab.tools.validation import ArgumentValidator
 
 
@@ -55,11 +55,8 @@ def read_calls(calls: Sequence[ToolCall], tools: ToolSet) -> ReadCalls:
             out.truncated += call.parse_error.startswith("truncated")
             continue
         try:
-            arguments = decode_arguments(call.arguments)
-        except json.JSONDecodeError:
-            out.parse_failures += 1
-            continue
-        if not isinstance(arguments, dict):
+            arguments = call.args_as_dict()
+        except UnreadableArguments:
             out.parse_failures += 1
             continue
         if call.name not in schemas:
@@ -79,23 +76,23 @@ def operations(
     retries: int = 0,
     timeouts: int = 0,
     stop_reasons: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> Operations:
     """An item's operational record: time, requests, tokens, and what became of the calls written."""
-    return {
-        "latency_seconds": seconds,
-        "model_calls": model_calls,
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cached_input_tokens": usage.cached_input_tokens,
-        "retries": retries,
-        "timeouts": timeouts,
-        "calls": read.attempts,
-        "parse_failures": read.parse_failures,
-        "truncated": read.truncated,
-        "schema_failures": read.schema_failures,
-        "unknown_tools": read.unknown_tools,
-        "stop_reasons": list(stop_reasons),
-    }
+    return Operations(
+        latency_seconds=seconds,
+        model_calls=model_calls,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_input_tokens=usage.cached_input_tokens,
+        retries=retries,
+        timeouts=timeouts,
+        calls=read.attempts,
+        parse_failures=read.parse_failures,
+        truncated=read.truncated,
+        schema_failures=read.schema_failures,
+        unknown_tools=read.unknown_tools,
+        stop_reasons=list(stop_reasons),
+    )
 
 
 def _fits(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:

@@ -12,7 +12,26 @@ import sys
 import types
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 MODEL_CONFIG = "bfcl_eval.constants.model_config"
+
+
+class Verdict(BaseModel):
+    """A checker's judgement of one item. `error_type` is BFCL's own label of the failure ("" when valid)."""
+
+    valid: bool
+    errors: list[str] = Field(default_factory=list)
+    error_type: str = ""
+
+    @classmethod
+    def from_bfcl(cls, raw: dict[str, Any]) -> Verdict:
+        """BFCL's verdict dict: AST checkers list their errors under "error", multi-turn ones say "error_message"."""
+        found = raw.get("error") or []
+        errors = [str(e) for e in found] if isinstance(found, list) else [str(found)]
+        if raw.get("error_message"):
+            errors.insert(0, str(raw["error_message"]))
+        return cls(valid=bool(raw.get("valid")), errors=errors, error_type=str(raw.get("error_type") or ""))
 
 
 class _NoUnderscoreToDot(dict[str, Any]):
@@ -45,45 +64,47 @@ def _checkers() -> types.SimpleNamespace:
     )
 
 
+def failure(error: str, error_type: str) -> Verdict:
+    return Verdict(valid=False, errors=[error], error_type=error_type)
+
+
+PASSED = Verdict(valid=True)
+UNREADABLE = failure("A call could not be read.", "ast_decoder:decoder_failed")  # BFCL cannot decode the output
+
+
 def check_ast(
     functions: list[dict[str, Any]], calls: list[dict[str, dict[str, Any]]], answer: list[Any], category: str
-) -> dict[str, Any]:
+) -> Verdict:
     """BFCL's AST verdict for single-turn calls written as [{bfcl_name: {arg: value}}]."""
     bfcl = _checkers()
     if not calls:
-        return {"valid": False, "error": ["The model made no call."], "error_type": "ast_decoder:decoder_failed"}
+        return failure("The model made no call.", "ast_decoder:decoder_failed")
     try:
-        return dict(bfcl.ast_checker(functions, calls, answer, bfcl.python, category, "toollab"))
+        return Verdict.from_bfcl(bfcl.ast_checker(functions, calls, answer, bfcl.python, category, "toollab"))
     except Exception as exc:  # the checker indexes into model output; odd shapes must fail the item, not the run
-        return {"valid": False, "error": [f"{type(exc).__name__}: {exc}"], "error_type": "ast_checker:crashed"}
+        return failure(f"{type(exc).__name__}: {exc}", "ast_checker:crashed")
 
 
-def check_relevance(category: str, called: bool) -> dict[str, Any]:
+def check_relevance(category: str, called: bool) -> Verdict:
     """BFCL's rule: irrelevance passes with no call, relevance with any call (arguments unchecked)."""
     if "irrelevance" in category:
-        if called:
-            return {"valid": False, "error": ["The model called a tool."], "error_type": "irrelevance:called"}
-        return {"valid": True, "error": [], "error_type": ""}
-    if not called:
-        return {"valid": False, "error": ["The model made no call."], "error_type": "relevance:no_call"}
-    return {"valid": True, "error": [], "error_type": ""}
+        return failure("The model called a tool.", "irrelevance:called") if called else PASSED
+    return PASSED if called else failure("The model made no call.", "relevance:no_call")
 
 
 def check_multi_turn(
     entry: dict[str, Any], model_steps: list[list[list[str]]], ground_truth: list[list[str]], run_name: str
-) -> dict[str, Any]:
+) -> Verdict:
     """BFCL's multi-turn verdict: the environment state and results after each turn, against the ground truth's."""
     bfcl = _checkers()
     if len(model_steps) != len(ground_truth):
-        return {
-            "valid": False,
-            "error": ["The run stopped before the last turn."],
-            "error_type": "multi_turn:force_quit",
-        }
+        return failure("The run stopped before the last turn.", "multi_turn:force_quit")
     try:
-        return dict(bfcl.multi_turn_checker(model_steps, ground_truth, entry, entry["id"].rsplit("_", 1)[0], run_name))
+        return Verdict.from_bfcl(
+            bfcl.multi_turn_checker(model_steps, ground_truth, entry, entry["id"].rsplit("_", 1)[0], run_name)
+        )
     except Exception as exc:
-        return {"valid": False, "error": [f"{type(exc).__name__}: {exc}"], "error_type": "multi_turn:checker_crashed"}
+        return failure(f"{type(exc).__name__}: {exc}", "multi_turn:checker_crashed")
 
 
 def execute(calls: list[str], entry: dict[str, Any], run_name: str) -> list[str]:

@@ -12,12 +12,12 @@ from typing import Any
 
 from toollab.eval import layers
 from toollab.eval.bfcl.calls import ReadCalls, call_string, operations, read_calls
-from toollab.eval.bfcl.checker import check_multi_turn, execute
+from toollab.eval.bfcl.checker import Verdict, check_multi_turn, execute, failure
 from toollab.eval.bfcl.data import Item
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import failed, to_messages
+from toollab.eval.records import ItemRecord, Layers, RecordHead
 from toollab.harness import Agent, AssistantMessage, Message, Model, RunStatus, ToolResultMessage, Usage, errors
-from toollab.harness.messages import MESSAGES_ADAPTER
 from toollab.tools import Tool
 
 MAX_STEPS_PER_TURN = 20  # BFCL's MAXIMUM_STEP_LIMIT
@@ -46,17 +46,17 @@ def environment_tools(item: Item, run_name: str) -> tuple[list[Tool], Any]:
     return tools, specs
 
 
-async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str, Any]:
+async def run_multi_turn(item: Item, model: Model, head: RecordHead, *, run_name: str) -> ItemRecord:
     tools, specs = environment_tools(item, run_name)
     agent = Agent(model, tools, max_steps=MAX_STEPS_PER_TURN, use_finish=False)
     history: list[Message] = []
     steps: list[list[list[str]]] = []  # per turn, per model call, the calls as BFCL strings
-    raw: list[str] = []
+    raw: list[str | None] = []
     usage = Usage()
     model_calls = 0
     counts = ReadCalls()
     started = time.perf_counter()
-    verdict: dict[str, Any] | None = None
+    verdict: Verdict | None = None
     for turn in item.turns:
         history.extend(to_messages(turn))
         first_new = len(history)
@@ -77,33 +77,28 @@ async def run_multi_turn(item: Item, model: Model, *, run_name: str) -> dict[str
         model_calls += len(result.rounds)
         usage += result.usage
         if result.status == RunStatus.MODEL_ERROR:
-            return failed(
-                result.error or "model error", result.error_source or "provider", time.perf_counter() - started
-            )
+            error, source = result.error or "model error", result.error_source or "provider"
+            return failed(head, error, source, time.perf_counter() - started)
         if result.status == RunStatus.MAX_STEPS:  # BFCL force-quits an item whose turn runs past the step limit
-            verdict = {"valid": False, "error": ["A turn ran past 20 steps."], "error_type": "multi_turn:force_quit"}
+            verdict = failure("A turn ran past 20 steps.", "multi_turn:force_quit")
             break
     latency = time.perf_counter() - started
     if verdict is None:
         verdict = check_multi_turn(item.entry, steps, item.answer, run_name)
     called = [_name(c) for turn in steps for step in turn for c in step]
     expected = [_name(c) for turn in item.answer for c in turn]
-    return {
-        "prompt": "",
-        "transcript": MESSAGES_ADAPTER.dump_python(history, mode="json"),
-        "raw": raw,
-        "calls": steps,
-        "valid": bool(verdict["valid"]),
-        "error_type": None if verdict["valid"] else verdict.get("error_type") or "unclear",
-        "errors": [str(verdict.get("error_message") or verdict.get("error") or "")][:1] if not verdict["valid"] else [],
-        "layers": {
-            "selection": layers.selection(called, expected),
-            "arguments": None,
-            "trajectory": layers.trajectory(called, expected),
-        },
-        "ops": operations(latency, usage, model_calls, counts),
-        "failure_source": None if verdict["valid"] else "model",
-    }
+    return ItemRecord(
+        **head,
+        transcript=history,
+        raw=raw,
+        calls=steps,
+        valid=verdict.valid,
+        error_type=None if verdict.valid else verdict.error_type or "unclear",
+        errors=verdict.errors[:1],
+        layers=Layers(selection=layers.selection(called, expected), trajectory=layers.trajectory(called, expected)),
+        ops=operations(latency, usage, model_calls, counts),
+        failure_source=None if verdict.valid else "model",
+    )
 
 
 def _name(call: str) -> str:

@@ -24,10 +24,11 @@ from toollab.eval.bfcl.multi_turn import run_multi_turn
 from toollab.eval.bfcl.oracle import GroundTruthModel
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import failed, run_single_turn
+from toollab.eval.records import ItemRecord, RecordHead
 from toollab.eval.report import write_report
 from toollab.eval.results import ResultsFile
 from toollab.eval.summary import summarize
-from toollab.formats import get_format
+from toollab.formats import Format, get_format
 from toollab.harness import Model
 from toollab.models.registry import load_model
 
@@ -58,7 +59,13 @@ class RunConfig:
 IDENTITY = ("model", "format", "max_new_tokens", "constrained", "tool_choice", "parallel")
 
 
-Progress = Callable[[dict[str, Any]], None]
+Progress = Callable[[ItemRecord], None]
+
+
+def wire_format(model: Model) -> Format | None:
+    """The text format a model writes its calls in; None for backends with native tool calling."""
+    fmt = getattr(model, "format", None)
+    return fmt if isinstance(fmt, Format) else None
 
 
 class BfclRun:
@@ -98,38 +105,26 @@ class BfclRun:
         done = self.results.done_ids()
         return [item for item in self.items if item.id not in done]
 
-    def _format_name(self, model: Model) -> str:
-        fmt = getattr(model, "format", None)
-        return getattr(fmt, "name", None) or self.config.format or "native"
-
-    async def run_item(self, item: Item) -> dict[str, Any]:
+    async def run_item(self, item: Item) -> ItemRecord:
         model = self.model
         if model is None:  # the self-check: ground truth written in the chosen format
-            fmt = get_format(self.config.format or "hermes")
-            names = tool_set(item.functions, keep_dots=fmt.name == "pythonic").original
-            model = GroundTruthModel(item, fmt, names)
-        keep_dots = self._format_name(model) == "pythonic"
+            chosen = get_format(self.config.format)
+            model = GroundTruthModel(item, chosen, tool_set(item.functions, keep_dots=chosen.dotted_names).original)
+        fmt = wire_format(model)
+        name = fmt.name if fmt is not None else self.config.format or "native"
+        head = RecordHead(id=item.id, category=item.category, model=self.config.model, format=name)
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.config.item_timeout):
                 if item.multi_turn:
-                    body = await run_multi_turn(item, model, run_name=self.run_name)
-                else:
-                    body = await run_single_turn(item, model, keep_dots=keep_dots)
+                    return await run_multi_turn(item, model, head, run_name=self.run_name)
+                return await run_single_turn(item, model, head, keep_dots=fmt is not None and fmt.dotted_names)
         except TimeoutError:
-            body = failed(
-                f"no answer within {self.config.item_timeout} s", "provider", time.perf_counter() - started, "timeout"
-            )
+            seconds = time.perf_counter() - started
+            return failed(head, f"no answer within {self.config.item_timeout} s", "provider", seconds, "timeout")
         except Exception as exc:  # a bug in toollab must cost one item, not the run
             detail = "".join(traceback.format_exception_only(exc)).strip()
-            body = failed(f"harness crashed: {detail}", "harness", time.perf_counter() - started)
-        return {
-            "id": item.id,
-            "category": item.category,
-            "model": self.config.model,
-            "format": self._format_name(model),
-            **body,
-        }
+            return failed(head, f"harness crashed: {detail}", "harness", time.perf_counter() - started)
 
     async def run(self, on_record: Progress | None = None) -> dict[str, Any]:
         """Run the pending items; returns the summary of all recorded items."""

@@ -8,9 +8,10 @@ from typing import Any
 
 from toollab.eval import layers
 from toollab.eval.bfcl.calls import ReadCalls, operations, read_calls
-from toollab.eval.bfcl.checker import check_ast, check_relevance
+from toollab.eval.bfcl.checker import UNREADABLE, check_ast, check_relevance
 from toollab.eval.bfcl.data import RELEVANCE, Item
 from toollab.eval.bfcl.schema import ToolSet, tool_set
+from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.harness import Message, Model, ModelError, SystemMessage, Usage, UserMessage
 from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage
 
@@ -42,39 +43,41 @@ def expected_calls(item: Item) -> list[tuple[str, dict[str, list[Any]]]]:
     return [(name, arguments) for call in item.answer for name, arguments in call.items()]
 
 
-async def run_single_turn(item: Item, model: Model, *, keep_dots: bool) -> dict[str, Any]:
+async def run_single_turn(item: Item, model: Model, head: RecordHead, *, keep_dots: bool) -> ItemRecord:
     tools = tool_set(item.functions, keep_dots=keep_dots)
     messages = to_messages(item.turns[0])
-    record: dict[str, Any] = {"prompt": prompt_of(model, messages, tools)}
+    prompt = prompt_of(model, messages, tools)
     started = time.perf_counter()
     try:
         response = await model.request(messages, tools.specs)
     except ModelError as exc:
-        return record | failed(str(exc), exc.source, time.perf_counter() - started)
+        return failed(head, str(exc), exc.source, time.perf_counter() - started, prompt=prompt)
     latency = time.perf_counter() - started
     read = read_calls(response.message.tool_calls, tools)
     if item.category in RELEVANCE:
         verdict = check_relevance(item.category, bool(read.calls))
-    elif read.parse_failures:  # BFCL cannot decode an output with an unreadable call: the item fails as a whole
-        verdict = {"valid": False, "error": ["A call could not be read."], "error_type": "ast_decoder:decoder_failed"}
+    elif read.parse_failures:
+        verdict = UNREADABLE
     else:
         verdict = check_ast(item.functions, read.bfcl_output, item.answer, item.category)
     expected = expected_calls(item)
     called_names = [name for name, _ in read.calls]
-    return record | {
-        "raw": [response.raw if response.raw is not None else response.message.content],
-        "calls": [{"name": n, "arguments": a} for n, a in read.calls],
-        "valid": bool(verdict["valid"]),
-        "error_type": None if verdict["valid"] else verdict.get("error_type") or "unclear",
-        "errors": [str(e) for e in verdict.get("error", [])][:5],
-        "layers": {
+    return ItemRecord(
+        **head,
+        prompt=prompt,
+        raw=[response.raw if response.raw is not None else response.message.content],
+        calls=[CallRecord(name=n, arguments=a) for n, a in read.calls],
+        valid=verdict.valid,
+        error_type=None if verdict.valid else verdict.error_type or "unclear",
+        errors=verdict.errors[:5],
+        layers=Layers(
             # live_relevance accepts any call, so there is no expected selection to compare with
-            "selection": None
+            selection=None
             if item.category == "live_relevance"
             else layers.selection(called_names, [name for name, _ in expected]),
-            "arguments": layers.arguments(read.calls, expected) if expected else None,
-        },
-        "ops": operations(
+            arguments=layers.arguments(read.calls, expected) if expected else None,
+        ),
+        ops=operations(
             latency,
             response.usage,
             1,
@@ -82,19 +85,20 @@ async def run_single_turn(item: Item, model: Model, *, keep_dots: bool) -> dict[
             retries=int(response.metadata.get("retries", 0)),
             stop_reasons=[response.metadata["stop_reason"]] if "stop_reason" in response.metadata else [],
         ),
-        "failure_source": None if verdict["valid"] else "model",
-    }
+        failure_source=None if verdict.valid else "model",
+    )
 
 
-def failed(message: str, source: str, seconds: float, error_type: str = "model_error") -> dict[str, Any]:
+def failed(
+    head: RecordHead, message: str, source: str, seconds: float, error_type: str = "model_error", prompt: str = ""
+) -> ItemRecord:
     """An item whose model request failed: judged wrong, and the failure attributed to its source."""
-    return {
-        "raw": [],
-        "calls": [],
-        "valid": False,
-        "error_type": f"{error_type}:{source}",
-        "errors": [message[:500]],
-        "layers": {"selection": None, "arguments": None},
-        "ops": operations(seconds, Usage(), 1, ReadCalls(), timeouts=1 if error_type == "timeout" else 0),
-        "failure_source": source,
-    }
+    return ItemRecord(
+        **head,
+        prompt=prompt,
+        valid=False,
+        error_type=f"{error_type}:{source}",
+        errors=[message[:500]],
+        ops=operations(seconds, Usage(), 1, ReadCalls(), timeouts=1 if error_type == "timeout" else 0),
+        failure_source=source,
+    )

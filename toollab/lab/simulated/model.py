@@ -77,7 +77,7 @@ def mistake_rate(tools: Sequence[ToolSpec], knobs: Knobs) -> float:
 class SimulatedModel:
     """The lab's simulated model; `knobs` set its behaviour, `seed` its draws, `format` its wire format."""
 
-    def __init__(self, knobs: Knobs | None = None, *, seed: int = 0, format: str = "hermes"):
+    def __init__(self, knobs: Knobs | None = None, *, seed: int = 0, format: str | None = None):
         self.knobs = knobs or Knobs()
         self.seed = seed
         self.format = get_format(format)

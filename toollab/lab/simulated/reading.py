@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toollab.harness.dispatch import decode_arguments
 from toollab.harness.messages import Message
 from toollab.lab.countries.data import RELATIONS, country
 from toollab.lab.strategies.base import NO_RESULT, Call, calls_of
@@ -58,14 +55,8 @@ class Knowledge:
 
 
 def exchanges(messages: Sequence[Message]) -> list[Call]:
-    """Every answered call of the conversation, in order, with its arguments decoded where they are JSON text."""
-    out = []
-    for c in calls_of(messages):
-        if c.error_kind != NO_RESULT:
-            with contextlib.suppress(json.JSONDecodeError, RecursionError):
-                c.arguments = decode_arguments(c.arguments)
-            out.append(c)
-    return out
+    """Every answered call of the conversation, in order."""
+    return [c for c in calls_of(messages) if c.error_kind != NO_RESULT]
 
 
 def evidence_exchanges(text: str) -> list[Call]:

@@ -42,7 +42,7 @@ NO_RESULT = "no result"  # the error_kind of a call that never got its result
 
 @dataclass
 class Call:
-    """A tool call of a run and how it went."""
+    """A tool call of a run and how it went; `arguments` as an object when the model's text reads as one."""
 
     name: str
     arguments: Any
@@ -129,8 +129,8 @@ def calls_of(messages: Sequence[Message]) -> list[Call]:
 
 def _call(c: ToolCall, r: ToolResultMessage | None) -> Call:
     if r is None:
-        return Call(c.name, c.arguments, True, NO_RESULT)
-    return Call(c.name, c.arguments, r.is_error, r.error_kind, r.content)
+        return Call(c.name, c.args_or_raw(), True, NO_RESULT)
+    return Call(c.name, c.args_or_raw(), r.is_error, r.error_kind, r.content)
 
 
 def outcome(task: Task, strategy: str, meter: Meter, answer: str | None, **kwargs: Any) -> Outcome:
