@@ -120,3 +120,23 @@ def test_run_constrains_local_models_by_default():
 def test_constrained_is_refused_for_http_models():
     out = toollab("run", "x", "--model", "openai:gpt-4o-mini", "--constrained")
     assert out.returncode == 2 and "applies to local models" in out.stderr
+
+
+def test_the_live_view_prints_what_a_model_writes_as_text_not_markup(tmp_path):
+    """Brackets that rich would read as markup, and a lone surrogate, in names, arguments, results and answers."""
+    script = tmp_path / "hostile.json"
+    script.write_text(
+        json.dumps(
+            [
+                {"content": "[/] [bold]", "tool_calls": [{"name": "[/]x", "arguments": '{"a": "[/red]"}'}]},
+                {"tool_calls": [{"name": "add", "arguments": {"a": "\ud800", "b": 1}}]},
+                "answer [/] \ud800",
+            ]
+        )
+    )
+    log = tmp_path / "run.jsonl"
+    out = toollab("run", "x", "--model", f"scripted:{script}", "--log", str(log))
+    assert out.returncode == 0, out.stderr
+    assert 'call [/]x({"a": "[/red]"})' in out.stdout and "Unknown tool" in out.stdout
+    assert "status completed, 3 rounds" in out.stdout
+    assert [e.event for e in read_events(log)][-1] == "run_end"

@@ -240,3 +240,24 @@ def test_load_model_keeps_local_options_to_local_models():
         load_model("openai:m@http://127.0.0.1:9/v1", constraint=ToolGrammar("required"), api_key="k")
     local = load_model("local", max_new_tokens=7, constraint=ToolGrammar("required"))
     assert local.max_new_tokens == 7 and local.constraint is not None
+
+
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_anthropic_input_nested_too_deeply_is_answered_not_crashed_on(tmp_path, depth):
+    """300 levels: the SDK-style object reaches the harness, which refuses it as a parse error (it could not be
+    logged); 5,000: the response itself cannot be read, which is the provider's failure."""
+    deep = "[" * depth + "]" * depth
+    body = (
+        '{"content": [{"type": "tool_use", "id": "tu_1", "name": "add", "input": {"a": ' + deep + "}}], "
+        '"stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 5}}'
+    )
+    done = Reply({"content": [{"type": "text", "text": "done"}], "usage": {"input_tokens": 1, "output_tokens": 1}})
+    with ProviderServer([Reply(raw=body.encode())] * (1 if depth < 1000 else 4) + [done]) as server:
+        model = AnthropicModel("claude-test", base_url=server.url, api_key="ak-test", retry=FAST)
+        result = Agent(model, [add]).run_sync("hi", log=tmp_path / "run.jsonl")
+    if depth < 1000:
+        assert result.answer == "done" and result.tool_results[0].error_kind == errors.PARSE_ERROR
+        assert "nested too deeply" in result.tool_results[0].content
+    else:
+        assert result.status == RunStatus.MODEL_ERROR and result.error_source == "provider"
+        assert "nests too deeply" in (result.error or "")

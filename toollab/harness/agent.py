@@ -210,7 +210,7 @@ class Agent:
             run.end(RunStatus.MODEL_ERROR, None, f"{type(exc).__name__}: {exc}", "harness")
             return None
         seconds = time.perf_counter() - started
-        message = run.unique_ids(response.message)
+        message = run.admit(response.message)
         run.add_response(message, response.usage)
         if run.sinks:
             run.emit(

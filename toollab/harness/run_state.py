@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from toollab.harness import errors
+from toollab.harness.arguments import NestedTooDeeply, problem, too_deep
 from toollab.harness.events import Event, RoundEnded, RunEnded
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.result import Round, RoundKind, RunResult, RunStatus
@@ -48,19 +50,24 @@ class RunState:
         for sink in self.sinks:
             sink(event)
 
-    def unique_ids(self, message: AssistantMessage) -> AssistantMessage:
-        """Give every call a unique id (models omit or repeat them), so each result matches exactly one call."""
+    def admit(self, message: AssistantMessage) -> AssistantMessage:
+        """The model's turn as the harness takes it in: every call with a unique id (models omit or repeat them),
+        so each result matches exactly one call; and arguments handed over as an object nested past
+        MAX_NESTING levels (a provider's SDK decodes its JSON) turned into a parse error, as text would be."""
         fixed: list[ToolCall] | None = None
         for i, call in enumerate(message.tool_calls):
-            call_id = call.id
-            if not call_id or call_id in self.seen_ids:
+            update: dict[str, Any] = {}
+            if not call.id or call.id in self.seen_ids:
                 n = len(self.seen_ids)
                 while f"call_{n}" in self.seen_ids:
                     n += 1
-                call_id = f"call_{n}"
+                update["id"] = f"call_{n}"
+            if not isinstance(call.arguments, str) and too_deep(call.arguments):
+                update |= {"arguments": "", "parse_error": f"the arguments are {problem(NestedTooDeeply())}"}
+            if update:
                 fixed = fixed if fixed is not None else list(message.tool_calls)
-                fixed[i] = call.model_copy(update={"id": call_id})
-            self.seen_ids.add(call_id)
+                fixed[i] = call = call.model_copy(update=update)
+            self.seen_ids.add(call.id)
         return message if fixed is None else message.model_copy(update={"tool_calls": fixed})
 
     def add_response(self, message: AssistantMessage, usage: Usage) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +30,18 @@ app.command("lab")(lab_cli.lab)
 app.add_typer(serve_cli.mcp_app, name="mcp")
 app.add_typer(serve_cli.rest_app, name="rest")
 app.command("gateway")(serve_cli.gateway)
+
+
+@app.callback()
+def _output_never_fails() -> None:
+    """Build, run and measure tool-using LLM agents."""
+    # What a model writes reaches the terminal; a lone surrogate in it (possible through a provider's JSON) cannot
+    # be encoded as UTF-8 and would end the command. Written as an escape instead, which also keeps --json valid.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
 console = Console()
 
 DEFAULT_TOOLS = [add, multiply, calculator]

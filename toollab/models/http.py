@@ -200,6 +200,8 @@ class HttpTransport:
             data = response.json()
         except ValueError:
             return ProviderError(f"the response is not JSON: {response.text[:200]!r}", retryable=True), None
+        except RecursionError:  # JSON nested thousands of levels deep
+            return ProviderError("the response nests too deeply to read", retryable=True), None
         if not isinstance(data, dict):
             return ProviderError(f"the response is not a JSON object: {response.text[:200]!r}", retryable=False), None
         return data, None
