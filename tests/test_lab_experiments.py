@@ -10,7 +10,7 @@ import pytest
 from provider_server import ProviderServer, openai_call, openai_reply
 
 from toollab.formats import from_openai
-from toollab.harness import Agent
+from toollab.harness import Agent, RunStatus
 from toollab.harness.messages import ToolResultMessage
 from toollab.lab import EXPERIMENTS, Knobs, Settings, SimulatedModel, countries_tools, generate_tasks, react
 from toollab.lab.experiments.errors import BareErrors
@@ -231,7 +231,7 @@ def test_a_failing_backend_costs_tasks_not_the_experiment(name, tmp_path):
 
     report = asyncio.run(EXPERIMENTS[name](Settings(Flaky(), n=6, seed=0, out=tmp_path)))
     assert report.outcomes and report.tables
-    assert any(o.status == "model_error" or not o.correct for o in report.outcomes)
+    assert any(o.status == RunStatus.MODEL_ERROR or not o.correct for o in report.outcomes)
     json.loads((tmp_path / "summary.json").read_text())
 
 

@@ -1,16 +1,20 @@
 """toollab: build, run and measure tool-using LLM agents.
 
 A model never runs a tool: it proposes a call, and the harness decides whether and how to run it.
+
+The root holds the core: the agent, tools, models, wire formats and messages. The rest lives in its package:
+`toollab.constrain` (constrained decoding), `toollab.eval` (BFCL, statistics, reports), `toollab.lab` (the
+simulated world and experiments), `toollab.interfaces` (command line, MCP, REST). `tests/test_public_api.py`
+pins this list.
 """
 
-from toollab.constrain import ToolChoice, ToolGrammar
-from toollab.eval import BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval
 from toollab.formats import Format, from_anthropic, from_openai, get_format, to_anthropic, to_openai
 from toollab.harness import (
     FINISH,
     Agent,
     AssistantMessage,
     Dispatcher,
+    Event,
     EventLog,
     Message,
     Model,
@@ -22,11 +26,11 @@ from toollab.harness import (
     SystemMessage,
     ToolCall,
     ToolResultMessage,
+    UnreadableArguments,
     Usage,
     UserMessage,
     read_events,
 )
-from toollab.lab import Knobs, SimulatedModel, countries_tools, generate_tasks
 from toollab.models import (
     AnthropicModel,
     FunctionModel,
@@ -48,13 +52,12 @@ __all__ = [
     "AnthropicModel",
     "ArgumentProblem",
     "AssistantMessage",
-    "BfclRun",
     "Dispatcher",
+    "Event",
     "EventLog",
     "Format",
     "FunctionModel",
     "InvalidArguments",
-    "Knobs",
     "LocalModel",
     "Message",
     "Model",
@@ -64,36 +67,28 @@ __all__ = [
     "RateLimit",
     "RetryPolicy",
     "Round",
-    "RunConfig",
     "RunResult",
     "RunStatus",
     "ScriptedModel",
-    "SimulatedModel",
     "SystemMessage",
     "Tool",
     "ToolCall",
-    "ToolChoice",
     "ToolError",
-    "ToolGrammar",
     "ToolResultMessage",
     "ToolSpec",
+    "UnreadableArguments",
     "Usage",
     "UserMessage",
     "add",
     "calculator",
     "call",
-    "compare_runs",
-    "countries_tools",
     "from_anthropic",
     "from_openai",
-    "generate_tasks",
     "get_format",
     "load_model",
-    "mcnemar_exact",
     "multiply",
     "read_events",
     "to_anthropic",
     "to_openai",
     "tool",
-    "wilson_interval",
 ]

@@ -1,8 +1,9 @@
 """The harness: dispatch, the agent loop, parallel calls and the event log."""
 
 from toollab.harness.agent import Agent
+from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.dispatch import Dispatcher
-from toollab.harness.events import EventLog, read_events
+from toollab.harness.events import Event, EventLog, read_events
 from toollab.harness.finish import FINISH
 from toollab.harness.messages import (
     AssistantMessage,
@@ -21,6 +22,7 @@ __all__ = [
     "Agent",
     "AssistantMessage",
     "Dispatcher",
+    "Event",
     "EventLog",
     "Message",
     "Model",
@@ -32,6 +34,7 @@ __all__ = [
     "SystemMessage",
     "ToolCall",
     "ToolResultMessage",
+    "UnreadableArguments",
     "Usage",
     "UserMessage",
     "read_events",

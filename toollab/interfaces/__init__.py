@@ -1,1 +1,1 @@
-"""Interfaces: the command line (and, later, MCP, REST and the gateway)."""
+"""Interfaces: the command line; MCP server and client; REST server and OpenAPI importer; the credential gateway."""

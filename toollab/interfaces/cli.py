@@ -20,7 +20,7 @@ from toollab.harness.events import Event, MessageAdded, ModelResponded, RoundEnd
 from toollab.harness.model import ModelError
 from toollab.interfaces import eval_cli, lab_cli, serve_cli
 from toollab.interfaces.loading import load_local, load_tools
-from toollab.interfaces.options import Constrained, Parallel, constrained_for, errors, fail
+from toollab.interfaces.options import Constrained, Parallel, constrained_for, fail, stderr
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.tools import add, calculator, multiply
 
@@ -145,7 +145,7 @@ def run(
         )
     if local:
         try:
-            load_local(chosen, errors if json_output else console)
+            load_local(chosen, stderr if json_output else console)
         except ModelError as exc:
             raise fail(str(exc)) from None
     result = agent.run_sync(prompt, log=log)

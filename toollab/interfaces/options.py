@@ -9,12 +9,12 @@ from rich.console import Console
 
 from toollab.models.registry import is_local, require_local
 
-errors = Console(stderr=True)
+stderr = Console(stderr=True)  # messages for the user; stdout carries results (--json)
 
 
 def fail(message: str) -> typer.Exit:
     """Say what was wrong on stderr; the command exits with status 2 (`raise fail(...)`)."""
-    errors.print(f"[red]error:[/red] {message}")
+    stderr.print(f"[red]error:[/red] {message}")
     return typer.Exit(2)
 
 

@@ -169,17 +169,18 @@ class HttpTransport:
                 await asyncio.sleep(wait)
         retries = 0
         while True:
-            failure, retry_after = await self._attempt(path, payload)
-            if isinstance(failure, dict):
-                return failure, retries
-            if failure.source != "provider" or not failure.retryable or retries >= self.retry.max_retries:
-                failure.retries = retries
-                raise failure
+            answer, retry_after = await self._attempt(path, payload)
+            if not isinstance(answer, ProviderError):
+                return answer, retries
+            if answer.source != "provider" or not answer.retryable or retries >= self.retry.max_retries:
+                answer.retries = retries
+                raise answer
             await asyncio.sleep(self.retry.delay(retries, retry_after, self.rng))
             retries += 1
             self.retries += 1
 
-    async def _attempt(self, path: str, payload: dict[str, Any]) -> tuple[Any, float | None]:
+    async def _attempt(self, path: str, payload: dict[str, Any]) -> tuple[dict[str, Any] | ProviderError, float | None]:
+        """One request: the decoded body, or the error (and its Retry-After, in seconds)."""
         try:
             response = await self._client().post(path, json=payload)
         except httpx.TimeoutException as exc:

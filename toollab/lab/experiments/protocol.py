@@ -12,6 +12,7 @@ from typing import Any
 from toollab.formats import Format, to_openai
 from toollab.harness.messages import Message
 from toollab.harness.model import Model, ModelResponse
+from toollab.harness.result import RunStatus
 from toollab.lab.countries.tasks import generate_tasks
 from toollab.lab.countries.tools import countries_tools
 from toollab.lab.experiments.common import Report, Settings, line_plot, mean, save, solve_all, table
@@ -69,7 +70,7 @@ async def run(s: Settings) -> Report:
             [[mean(len(o.input_per_call) for o in outcomes), total, last, f"{total / last:.1f}x" if last else "-"]],
         )
     )
-    if first.status == "model_error":
+    if first.status == RunStatus.MODEL_ERROR:
         report.notes.append(f"the run shown ended with a model error after {len(sent)} answered requests")
     report.headline["rounds"] = len(sent)
     report.headline["first round input tokens"] = sent[0] if sent else 0

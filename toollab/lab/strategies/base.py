@@ -10,7 +10,7 @@ from typing import Any
 from toollab.harness import FINISH
 from toollab.harness.messages import Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.model import Model, ModelResponse
-from toollab.harness.result import RunResult
+from toollab.harness.result import RunResult, RunStatus
 from toollab.lab.countries.tasks import Task, is_correct
 from toollab.tools import ToolSpec
 
@@ -67,7 +67,7 @@ class Outcome:
     output_tokens: int
     seconds: float
     calls: list[Call] = field(default_factory=list)
-    status: str = "completed"
+    status: RunStatus = RunStatus.COMPLETED
     extra: dict[str, Any] = field(default_factory=dict)
     input_per_call: list[int] = field(default_factory=list)  # input tokens of each model request, in order
     correct: bool = field(init=False)
@@ -88,7 +88,7 @@ class Outcome:
         """Hit the step cap while repeating one failing call (its last three calls the same, all errors)."""
         tail = [c for c in self.calls if c.name != FINISH][-3:]
         return (
-            self.status == "max_steps"
+            self.status == RunStatus.MAX_STEPS
             and len(tail) == 3
             and all(c.is_error for c in tail)
             and all((c.name, str(c.arguments)) == (tail[0].name, str(tail[0].arguments)) for c in tail)
@@ -149,4 +149,4 @@ def outcome(task: Task, strategy: str, meter: Meter, answer: str | None, **kwarg
 
 def run_outcome(task: Task, strategy: str, meter: Meter, run: RunResult, **extra: Any) -> Outcome:
     """The outcome of an agent run."""
-    return outcome(task, strategy, meter, run.answer, calls=calls_of(run.messages), status=str(run.status), extra=extra)
+    return outcome(task, strategy, meter, run.answer, calls=calls_of(run.messages), status=run.status, extra=extra)

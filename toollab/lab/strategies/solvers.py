@@ -11,6 +11,7 @@ from toollab.harness import Agent
 from toollab.harness.dispatch import Dispatcher
 from toollab.harness.messages import Message, SystemMessage, ToolCall, UserMessage
 from toollab.harness.model import Model
+from toollab.harness.result import RunStatus
 from toollab.lab.countries.tasks import Task, is_correct
 from toollab.lab.strategies import prompts
 from toollab.lab.strategies.base import Meter, Outcome, outcome, run_outcome
@@ -30,8 +31,8 @@ async def _ask(meter: Meter, messages: list[Message]) -> str | None:
     return response.message.content or response.raw or ""
 
 
-def _status(answer: str | None) -> str:
-    return "completed" if answer is not None else "model_error"
+def _status(answer: str | None) -> RunStatus:
+    return RunStatus.COMPLETED if answer is not None else RunStatus.MODEL_ERROR
 
 
 async def single_stage(model: Model, task: Task, tools: Sequence[Tool] = ()) -> Outcome:
@@ -85,7 +86,7 @@ async def plan_first(model: Model, task: Task, tools: Sequence[Tool]) -> Outcome
     system = f"{prompts.PLAN}\n{tools_jsonl([t.spec for t in tools])}"
     plan = await _ask(meter, [SystemMessage(content=system), UserMessage(content=task.question)])
     if plan is None:
-        return outcome(task, "plan", meter, None, status="model_error")
+        return outcome(task, "plan", meter, None, status=RunStatus.MODEL_ERROR)
     steps = parse_plan(plan)
     evidence = await run_plan(steps, tools)
     solver: list[Message] = [
@@ -113,7 +114,7 @@ async def self_critique(model: Model, task: Task, tools: Sequence[Tool] = (), ma
     draft = await _ask(meter, messages)
     strategy = "critic" if tools else "critique"
     if draft is None:
-        return outcome(task, strategy, meter, None, status="model_error", extra={"draft_correct": False})
+        return outcome(task, strategy, meter, None, status=RunStatus.MODEL_ERROR, extra={"draft_correct": False})
     extra = {"draft": draft, "draft_correct": is_correct(task, draft)}
     if not tools:
         messages.append(UserMessage(content=prompts.CRITIQUE))
