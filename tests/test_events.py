@@ -299,3 +299,26 @@ def test_a_run_writes_the_same_lines_as_before_events_were_typed(tmp_path):
     assert [e["event"] for e in new] == [e["event"] for e in old] and len(new) == len(old)
     differing = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
     assert all(a["event"] == "tool_result" and a["result"]["error_kind"] == "invalid_json" for a, _ in differing)
+
+
+def test_a_log_cut_between_the_last_round_and_the_end_ends_without_asking_the_model(tmp_path):
+    lines = (DATA / "events-0ce5985-finish.jsonl").read_text().splitlines()
+    log = tmp_path / "run.jsonl"
+    log.write_text("\n".join(lines[:-1]) + "\n")  # the run_end line never written
+    result = Agent(ScriptedModel([]), [add]).resume_sync(log)
+    assert result.status == RunStatus.COMPLETED and result.answer == "3 and 12 degrees"
+    assert names(read_events(log))[-2:] == ["run_resumed", "run_end"]
+
+
+def test_results_logged_out_of_call_order_are_put_back_in_call_order(tmp_path):
+    """The second call of three finished before the process died; the first and third never did."""
+    events = [json.loads(line) for line in (DATA / "events-0ce5985-finish.jsonl").read_text().splitlines()]
+    first_response = next(i for i, e in enumerate(events) if e["event"] == "model_response")
+    calls = [e for e in events if e["event"] == "tool_call"][:3]
+    lookup = next(e for e in events if e["event"] == "tool_result" and e["result"]["name"] == "lookup")
+    log = tmp_path / "run.jsonl"
+    log.write_text("".join(json.dumps(e) + "\n" for e in [*events[: first_response + 1], *calls, lookup]))
+    result = Agent(ScriptedModel([call("finish", answer="ok")]), [add]).resume_sync(log)
+    assert_history_consistent(result.messages)
+    kinds = [(m.name, m.error_kind) for m in result.tool_results[:3]]
+    assert kinds == [("add", errors.INTERRUPTED), ("lookup", None), ("nope", errors.INTERRUPTED)]
