@@ -25,6 +25,7 @@ from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import to_messages
 from toollab.eval.summary import percentile
 from toollab.formats import DEFAULT_FORMAT, get_format
+from toollab.harness.request import RequestParams
 from toollab.models.local import LocalModel
 
 console = Console(width=120)
@@ -39,8 +40,7 @@ def main() -> None:
 
     items = load_category("simple_python", args.items) + load_category("multiple", args.items)
     free = LocalModel(format=args.format, max_new_tokens=args.tokens)
-    grammar = ToolGrammar("required")
-    constrained = LocalModel(format=args.format, max_new_tokens=args.tokens, constraint=grammar)
+    constrained = LocalModel(format=args.format, max_new_tokens=args.tokens, constraint=ToolGrammar())
     started = time.perf_counter()
     free.load()
     console.print(f"loaded in {time.perf_counter() - started:.1f} s")
@@ -52,7 +52,9 @@ def main() -> None:
     full_masks = tokens_masked = 0
     tokenizer_info_seconds = 0.0
     for i, item in enumerate(items):
-        tools = tool_set(item.functions, keep_dots=get_format(args.format).dotted_names).specs
+        tools = RequestParams(
+            tool_set(item.functions, keep_dots=get_format(args.format).dotted_names).specs, "required"
+        )
         messages = to_messages(item.turns[0])
         order = [("unconstrained", free), ("constrained", constrained)]
         for name, model in order if i % 2 == 0 else order[::-1]:

@@ -164,8 +164,8 @@ def four_round_run(model: LocalModel) -> list[tuple[int, int, int, float, float,
     real = model.request
     timings: list[tuple[float, float]] = []
 
-    async def request(messages, tools):
-        response = await real(messages, tools)
+    async def request(messages, params):
+        response = await real(messages, params)
         timings.append(
             (
                 response.metadata["first_token_seconds"],

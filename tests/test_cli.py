@@ -111,7 +111,7 @@ def test_json_run_with_the_embedded_model_in_the_text_format():
 def test_run_constrains_local_models_by_default():
     out = toollab("run", "What is 2 + 2?", "--max-new-tokens", "48", "--max-steps", "1")
     assert out.returncode == 0, out.stderr
-    assert "constrained (first turn: required)" in out.stdout
+    assert "constrained; tool choice required on the first turn" in " ".join(out.stdout.split())
     assert "call " in out.stdout  # the first turn had to call a tool (or finish)
     free = toollab("run", "What is 2 + 2?", "--max-new-tokens", "8", "--max-steps", "1", "--no-constrained")
     assert free.returncode == 0 and "unconstrained" in free.stdout

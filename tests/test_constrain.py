@@ -7,9 +7,10 @@ import json
 import pytest
 import xgrammar as xgr
 
-from toollab.constrain import ToolChoice, constrainable, pythonic_grammar, structural_tag
+from toollab.constrain import constrainable, pythonic_grammar, structural_tag
 from toollab.formats import get_format
 from toollab.harness import ToolCall
+from toollab.harness.request import RequestParams
 from toollab.tools import ToolSpec
 
 ADD = ToolSpec(
@@ -40,8 +41,12 @@ UNITS = ToolSpec(
 TOOLS = [ADD, UNITS]
 
 
-def accepts(format: str, choice: ToolChoice, text: str, tools=TOOLS) -> bool:
-    grammar = xgr.Grammar.from_structural_tag(json.dumps(structural_tag(get_format(format), tools, choice)))
+def choice(mode: str, parallel: bool = True, tools=TOOLS) -> RequestParams:
+    return RequestParams(tools, mode, parallel)
+
+
+def accepts(format: str, params: RequestParams, text: str) -> bool:
+    grammar = xgr.Grammar.from_structural_tag(json.dumps(structural_tag(get_format(format), params)))
     return xgr.testing._is_grammar_accept_string(grammar, text)
 
 
@@ -66,18 +71,18 @@ def test_the_formats_with_an_envelope_are_the_constrainable_ones():
 def test_each_tool_choice_accepts_exactly_what_it_should(format):
     one, two = calls(format, 0), calls(format, 0, 1)
     prose = "I can answer that without a tool."
-    assert accepts(format, ToolChoice("auto"), one)
-    assert accepts(format, ToolChoice("auto"), prose)
-    assert accepts(format, ToolChoice("auto"), f"Let me add. {one}")
-    assert accepts(format, ToolChoice("auto"), two)
-    assert not accepts(format, ToolChoice("auto"), f"{one}\nand some text after the call")
-    assert accepts(format, ToolChoice("required"), one) and accepts(format, ToolChoice("required"), two)
-    assert not accepts(format, ToolChoice("required"), prose)
-    assert not accepts(format, ToolChoice("required"), f"Let me add. {one}")
-    assert not accepts(format, ToolChoice("required", parallel=False), two)
-    assert accepts(format, ToolChoice("none"), prose) and not accepts(format, ToolChoice("none"), one)
-    assert accepts(format, ToolChoice("math.convert"), calls(format, 1))
-    assert not accepts(format, ToolChoice("math.convert"), one)
+    assert accepts(format, choice("auto"), one)
+    assert accepts(format, choice("auto"), prose)
+    assert accepts(format, choice("auto"), f"Let me add. {one}")
+    assert accepts(format, choice("auto"), two)
+    assert not accepts(format, choice("auto"), f"{one}\nand some text after the call")
+    assert accepts(format, choice("required"), one) and accepts(format, choice("required"), two)
+    assert not accepts(format, choice("required"), prose)
+    assert not accepts(format, choice("required"), f"Let me add. {one}")
+    assert not accepts(format, choice("required", parallel=False), two)
+    assert accepts(format, choice("none"), prose) and not accepts(format, choice("none"), one)
+    assert accepts(format, choice("math.convert"), calls(format, 1))
+    assert not accepts(format, choice("math.convert"), one)
 
 
 @pytest.mark.parametrize("format", ["hermes", "text"])
@@ -85,7 +90,7 @@ def test_json_arguments_must_match_the_schema_exactly(format):
     def write(name, args):
         return written(format, (name, args))
 
-    required = ToolChoice("required")
+    required = choice("required")
     assert accepts(format, required, write("math.convert", {"value": 3, "unit": "mi", "exact": True, "tags": ["x"]}))
     assert not accepts(format, required, write("math.convert", {"value": 3}))  # a required field missing
     assert not accepts(format, required, write("math.convert", {"value": 3.5, "unit": "km"}))  # wrong type
@@ -97,7 +102,7 @@ def test_json_arguments_must_match_the_schema_exactly(format):
 
 
 def test_pythonic_values_are_python_literals_of_the_schema_types():
-    required = ToolChoice("required")
+    required = choice("required")
     ok = [
         "[math.convert(value=3, unit='km')]",
         "[math.convert(value=-3, unit='mi', exact=True, tags=['a', \"b\"])]",
@@ -124,8 +129,8 @@ def test_pythonic_grammar_is_plain_ebnf():
 
 def test_bad_choices_and_formats_are_clear_errors():
     with pytest.raises(ValueError, match="names no offered tool"):
-        structural_tag(get_format("hermes"), TOOLS, ToolChoice("subtract"))
+        structural_tag(get_format("hermes"), choice("subtract"))
     with pytest.raises(ValueError, match="supports the formats hermes, pythonic, text, not 'mistral'"):
-        structural_tag(get_format("mistral"), TOOLS, ToolChoice("auto"))
+        structural_tag(get_format("mistral"), choice("auto"))
     with pytest.raises(ValueError, match="tool choice must be"):
-        ToolChoice.parse(" ")
+        RequestParams(TOOLS, " ")

@@ -10,6 +10,7 @@ import pytest
 from toollab import Agent, LocalModel, UserMessage, add, multiply
 from toollab.constrain import ToolGrammar
 from toollab.harness import errors
+from toollab.harness.request import CallPolicy, RequestParams
 from toollab.tools import ToolSpec
 
 pytestmark = pytest.mark.slow
@@ -27,17 +28,17 @@ UNIT = ToolSpec(
 QUESTION = [UserMessage(content="What is 12 times 7?")]
 
 
-def ask(model: LocalModel, tools=(add.spec, multiply.spec), messages=QUESTION):
-    return asyncio.run(model.request(messages, list(tools)))
+def ask(model: LocalModel, tools=(add.spec, multiply.spec), messages=QUESTION, choice="required", parallel=True):
+    return asyncio.run(model.request(messages, RequestParams(list(tools), choice, parallel)))
 
 
 @pytest.mark.parametrize("format", ["hermes", "pythonic", "text"])
 def test_required_turns_are_valid_calls_that_end_with_the_grammar(format):
     # one call a turn: the grammar then ends the turn right after it (in parallel mode a small model tends to
     # repeat its call until the budget runs out, which the next test covers)
-    model = LocalModel(format=format, max_new_tokens=80, constraint=ToolGrammar("required", parallel=False))
+    model = LocalModel(format=format, max_new_tokens=80, constraint=ToolGrammar())
     for tools, question in [((add.spec, multiply.spec), "What is 12 times 7?"), ((UNIT,), "How far is 5 km in miles?")]:
-        response = ask(model, tools, [UserMessage(content=question)])
+        response = ask(model, tools, [UserMessage(content=question)], parallel=False)
         (call,) = response.message.tool_calls
         assert call.parse_error is None, response.raw
         spec = {t.name: t for t in tools}[call.name]
@@ -48,27 +49,26 @@ def test_required_turns_are_valid_calls_that_end_with_the_grammar(format):
 
 
 def test_a_named_tool_and_none():
-    named = ask(LocalModel(max_new_tokens=60, constraint=ToolGrammar("multiply", parallel=False)))
+    named = ask(LocalModel(max_new_tokens=60, constraint=ToolGrammar()), choice="multiply", parallel=False)
     assert [c.name for c in named.message.tool_calls] == ["multiply"]
     assert named.metadata["stop_reason"] == "grammar"  # one call, then the grammar ends the turn
-    none = ask(LocalModel(max_new_tokens=30, constraint=ToolGrammar("none")))
+    none = ask(LocalModel(max_new_tokens=30, constraint=ToolGrammar()), choice="none")
     assert none.message.tool_calls == [] and "<tool_call>" not in none.raw
 
 
 def test_a_cut_off_call_is_a_truncated_error_never_a_malformed_call():
-    response = ask(LocalModel(max_new_tokens=10, constraint=ToolGrammar("required")))
+    response = ask(LocalModel(max_new_tokens=10, constraint=ToolGrammar()))
     (call,) = response.message.tool_calls
     assert call.parse_error.startswith("truncated: the output reached max_new_tokens (10)")
     assert response.metadata["stop_reason"] == "length"
-    result = Agent(LocalModel(max_new_tokens=10, constraint=ToolGrammar("required")), [add], max_steps=1).run_sync(
-        "What is 2 + 2?"
-    )
+    model = LocalModel(max_new_tokens=10, constraint=ToolGrammar())
+    result = Agent(model, [add], max_steps=1, policy=CallPolicy(first_turn="required")).run_sync("What is 2 + 2?")
     first = result.tool_results[0]
     assert first.is_error and first.error_kind == errors.PARSE_ERROR and "truncated" in first.content
 
 
 def test_the_compiled_grammar_is_cached_per_tool_set():
-    model = LocalModel(max_new_tokens=40, constraint=ToolGrammar("required"))
+    model = LocalModel(max_new_tokens=40, constraint=ToolGrammar())
     first, second = ask(model), ask(model)
     assert second.metadata["grammar"]["cache_hit"] and not first.metadata["grammar"]["cache_hit"]
     assert not ask(model, (UNIT,)).metadata["grammar"]["cache_hit"]
@@ -76,7 +76,8 @@ def test_the_compiled_grammar_is_cached_per_tool_set():
 
 
 def test_an_agent_run_calls_tools_then_answers():
-    model = LocalModel(max_new_tokens=96, constraint=ToolGrammar("required"))
-    result = Agent(model, [add, multiply], max_steps=3).run_sync("What is 12 times 7?")
+    model = LocalModel(max_new_tokens=96, constraint=ToolGrammar())
+    policy = CallPolicy(first_turn="required")
+    result = Agent(model, [add, multiply], max_steps=3, policy=policy).run_sync("What is 12 times 7?")
     assert result.tool_calls and all(c.parse_error is None for c in result.tool_calls[:1])
     assert result.rounds[0].tool_calls >= 1  # the first turn had to act

@@ -57,10 +57,10 @@ def test_a_whole_agent_session_never_sees_the_upstream_key(gateway, tmp_path):
     seen_by_model: list[str] = []
 
     class Recording(ScriptedModel):
-        async def request(self, messages, tools):
+        async def request(self, messages, params):
             seen_by_model.append(json.dumps([m.model_dump(mode="json") for m in messages]))
-            seen_by_model.append(json.dumps([t.to_dict() for t in tools]))
-            return await super().request(messages, tools)
+            seen_by_model.append(json.dumps([t.to_dict() for t in params.tools]))
+            return await super().request(messages, params)
 
     script = [
         [

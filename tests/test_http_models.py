@@ -11,9 +11,10 @@ import time
 import pytest
 from provider_server import ProviderServer, Reply, openai_call, openai_reply
 
-from toollab import Agent, RunStatus, add
+from toollab import Agent, RunStatus, UserMessage, add
 from toollab.harness import errors
 from toollab.harness.model import ModelError
+from toollab.harness.request import CallPolicy, RequestParams, policy_of
 from toollab.models.anthropic import AnthropicModel
 from toollab.models.http import RateLimit, RetryPolicy, TokenBucket, retry_after_seconds
 from toollab.models.openai_compatible import OpenAIModel
@@ -70,14 +71,14 @@ def test_429_with_retry_after_and_500s_are_retried():
     ]
     with ProviderServer(replies) as server:
         model = openai(server)
-        response = asyncio.run(model.request([], []))
+        response = asyncio.run(model.request([], RequestParams()))
     assert response.message.content == "fine" and response.metadata["retries"] == 3
     assert len(server.requests) == 4 and model.transport.retries == 3
 
 
 def test_slow_responses_time_out_and_are_retried():
     with ProviderServer([Reply(delay=1.0, body={}), openai_reply("after the timeout")]) as server:
-        response = asyncio.run(openai(server, timeout=0.3).request([], []))
+        response = asyncio.run(openai(server, timeout=0.3).request([], RequestParams()))
     assert response.message.content == "after the timeout" and response.metadata["retries"] == 1
 
 
@@ -94,7 +95,7 @@ def test_exhausted_retries_end_the_run_attributed_to_the_provider():
 def test_client_errors_are_not_retried_and_are_attributed(status, source):
     replies = [Reply({"error": {"message": "no"}}, status), openai_reply("never")]
     with ProviderServer(replies) as server, pytest.raises(ModelError) as caught:
-        asyncio.run(openai(server).request([], []))
+        asyncio.run(openai(server).request([], RequestParams()))
     assert caught.value.source == source and f"HTTP {status}" in str(caught.value)
     assert len(server.requests) == 1
 
@@ -104,10 +105,10 @@ def test_bodies_that_are_not_json_or_not_completions():
         ProviderServer([Reply(raw=b"<html>gateway</html>")] * 4) as server,
         pytest.raises(ModelError, match="not JSON"),
     ):
-        asyncio.run(openai(server).request([], []))
+        asyncio.run(openai(server).request([], RequestParams()))
     shape = pytest.raises(ModelError, match="unexpected response shape")
     with ProviderServer([Reply({"choices": []})]) as server, shape:
-        asyncio.run(openai(server).request([], []))
+        asyncio.run(openai(server).request([], RequestParams()))
 
 
 def test_connection_refused_is_retried_then_attributed_to_the_provider():
@@ -116,7 +117,7 @@ def test_connection_refused_is_retried_then_attributed_to_the_provider():
         port = s.getsockname()[1]
     model = OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k", retry=FAST)
     with pytest.raises(ModelError, match="connection failed") as caught:
-        asyncio.run(model.request([], []))
+        asyncio.run(model.request([], RequestParams()))
     assert caught.value.source == "provider" and caught.value.retries == 3
 
 
@@ -124,7 +125,7 @@ def test_base_url_and_key_from_the_environment(monkeypatch):
     with ProviderServer([openai_reply("env")]) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-        assert asyncio.run(OpenAIModel("m").request([], [])).message.content == "env"
+        assert asyncio.run(OpenAIModel("m").request([], RequestParams())).message.content == "env"
     assert server.requests[0].headers["authorization"] == "Bearer sk-env"
 
 
@@ -170,7 +171,7 @@ def test_anthropic_overload_is_retried():
     ok = Reply({"content": [{"type": "text", "text": "ok"}], "usage": {"input_tokens": 1, "output_tokens": 1}})
     with ProviderServer([Reply({"type": "error"}, 529), ok]) as server:
         model = AnthropicModel("c", base_url=server.url, api_key="k", retry=FAST)
-        assert asyncio.run(model.request([], [])).message.content == "ok"
+        assert asyncio.run(model.request([], RequestParams())).message.content == "ok"
     assert len(server.requests) == 2
 
 
@@ -224,22 +225,63 @@ def test_concurrent_runs_draw_from_one_budget():
         assert models[0].transport.rate_limit is models[2].transport.rate_limit
 
         async def all_three():
-            return await asyncio.gather(*(m.request([], []) for m in models))
+            return await asyncio.gather(*(m.request([], RequestParams()) for m in models))
 
         asyncio.run(all_three())
     assert len(server.requests) == 3
 
 
 def test_load_model_keeps_local_options_to_local_models():
-    from toollab.constrain import ToolGrammar
     from toollab.models import load_model
+    from toollab.models.registry import LOCAL_POLICY
 
     http = load_model("openai:m@http://127.0.0.1:9/v1", max_new_tokens=5, api_key="k")  # ignored over HTTP
-    assert isinstance(http, OpenAIModel)
+    assert isinstance(http, OpenAIModel) and policy_of(http) == CallPolicy()
     with pytest.raises(ValueError, match="applies to local models"):
-        load_model("openai:m@http://127.0.0.1:9/v1", constraint=ToolGrammar("required"), api_key="k")
-    local = load_model("local", max_new_tokens=7, constraint=ToolGrammar("required"))
-    assert local.max_new_tokens == 7 and local.constraint is not None
+        load_model("openai:m@http://127.0.0.1:9/v1", constrained=True, api_key="k")
+    local = load_model("local", max_new_tokens=7)  # the project's defaults: constrained, its call policy
+    assert local.max_new_tokens == 7 and local.constraint is not None and policy_of(local) == LOCAL_POLICY
+    free = load_model("local", constrained=False, policy=CallPolicy(parallel=False))
+    assert free.constraint is None and policy_of(free) == CallPolicy(parallel=False)
+
+
+@pytest.mark.parametrize(
+    ("choice", "parallel", "openai_wire", "anthropic_wire"),
+    [
+        ("auto", True, "auto", {"type": "auto", "disable_parallel_tool_use": False}),
+        ("required", False, "required", {"type": "any", "disable_parallel_tool_use": True}),
+        ("none", True, "none", {"type": "none"}),
+        (
+            "add",
+            True,
+            {"type": "function", "function": {"name": "add"}},
+            {"type": "tool", "name": "add", **{"disable_parallel_tool_use": False}},
+        ),
+    ],
+)
+def test_the_tool_choice_goes_on_the_wire(choice, parallel, openai_wire, anthropic_wire):
+    params = RequestParams([add.spec], choice, parallel)
+    with ProviderServer([openai_reply("ok")]) as server:
+        asyncio.run(openai(server).request([UserMessage(content="hi")], params))
+    body = server.requests[0].body
+    assert body["tool_choice"] == openai_wire and body["parallel_tool_calls"] is parallel
+    ok = Reply({"content": [{"type": "text", "text": "ok"}], "usage": {"input_tokens": 1, "output_tokens": 1}})
+    with ProviderServer([ok]) as server:
+        model = AnthropicModel("claude-test", base_url=server.url, api_key="ak-test", retry=FAST)
+        asyncio.run(model.request([UserMessage(content="hi")], params))
+    assert server.requests[0].body["tool_choice"] == anthropic_wire
+    with ProviderServer([openai_reply("ok")]) as server:  # no tools offered: nothing about choosing them
+        asyncio.run(openai(server).request([UserMessage(content="hi")], RequestParams()))
+    assert "tool_choice" not in server.requests[0].body and "parallel_tool_calls" not in server.requests[0].body
+
+
+def test_the_agent_asks_as_its_policy_says():
+    with ProviderServer([openai_reply(None, [openai_call("c1", "add", '{"a": 1, "b": 2}')]), openai_reply("3")]) as s:
+        policy = CallPolicy(first_turn="required", after_results="none", parallel=False)
+        Agent(openai(s), [add], policy=policy).run_sync("1+2?")
+    first, second = (r.body for r in s.requests)
+    assert (first["tool_choice"], first["parallel_tool_calls"]) == ("required", False)
+    assert second["tool_choice"] == "none"
 
 
 @pytest.mark.parametrize("depth", [300, 5000])

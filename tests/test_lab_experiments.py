@@ -12,6 +12,7 @@ from provider_server import ProviderServer, openai_call, openai_reply
 from toollab.formats import from_openai
 from toollab.harness import Agent, RunStatus
 from toollab.harness.messages import ToolResultMessage
+from toollab.harness.request import RequestParams
 from toollab.lab import EXPERIMENTS, Knobs, Settings, SimulatedModel, countries_tools, generate_tasks, react
 from toollab.lab.experiments.errors import BareErrors
 from toollab.lab.simulated.model import mistake_rate
@@ -81,9 +82,9 @@ def test_bare_errors_change_only_what_the_model_sees():
     class Spy:
         name = "spy"
 
-        async def request(self, messages, tools):
+        async def request(self, messages, params):
             seen.append([m.content for m in messages if isinstance(m, ToolResultMessage)])
-            return await SimulatedModel(Knobs(vague_mistake=1.0, fix_bare=1.0), seed=0).request(messages, tools)
+            return await SimulatedModel(Knobs(vague_mistake=1.0, fix_bare=1.0), seed=0).request(messages, params)
 
     task = next(t for t in generate_tasks(8, seed=0) if t.kind == "fact")
     run = asyncio.run(Agent(BareErrors(Spy()), countries_tools("vague"), max_steps=4).run(task.question))
@@ -196,7 +197,7 @@ def test_an_experiment_runs_the_same_over_http(tmp_path):
             ToolSpec(t["function"]["name"], t["function"].get("description", ""), t["function"]["parameters"])
             for t in body.get("tools", [])
         ]
-        response = asyncio.run(simulated.request(from_openai(body["messages"]), tools))
+        response = asyncio.run(simulated.request(from_openai(body["messages"]), RequestParams(tools)))
         m = response.message
         calls = [openai_call(f"call_{i}", c.name, json.dumps(c.arguments)) for i, c in enumerate(m.tool_calls)]
         usage = {"prompt_tokens": response.usage.input_tokens, "completion_tokens": response.usage.output_tokens}
@@ -223,11 +224,11 @@ def test_a_failing_backend_costs_tasks_not_the_experiment(name, tmp_path):
             self.requests = 0
             self.model = SimulatedModel(seed=0)
 
-        async def request(self, messages, tools):
+        async def request(self, messages, params):
             self.requests += 1
             if self.requests % 3 == 1:
                 raise RuntimeError("backend bug")
-            return await self.model.request(messages, tools)
+            return await self.model.request(messages, params)
 
     report = asyncio.run(EXPERIMENTS[name](Settings(Flaky(), n=6, seed=0, out=tmp_path)))
     assert report.outcomes and report.tables

@@ -14,8 +14,8 @@ CORE = {
     "Message", "SystemMessage", "UserMessage", "AssistantMessage", "ToolCall", "ToolResultMessage", "Usage",
     "UnreadableArguments",
     # models
-    "Model", "ModelResponse", "ModelError", "LocalModel", "OpenAIModel", "AnthropicModel", "ScriptedModel",
-    "FunctionModel", "call", "load_model", "RateLimit", "RetryPolicy",
+    "Model", "RequestParams", "CallPolicy", "ModelResponse", "ModelError", "LocalModel", "OpenAIModel",
+    "AnthropicModel", "ScriptedModel", "FunctionModel", "call", "load_model", "RateLimit", "RetryPolicy",
     # tools
     "Tool", "ToolSpec", "tool", "ToolError", "InvalidArguments", "ArgumentProblem", "add", "multiply", "calculator",
     # wire formats
@@ -39,11 +39,11 @@ def test_every_exported_name_exists_and_every_public_name_is_exported():
 
 
 def test_the_rest_is_under_its_package():
-    from toollab.constrain import ToolChoice, ToolGrammar
+    from toollab.constrain import ToolGrammar
     from toollab.eval import BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval
     from toollab.lab import Knobs, SimulatedModel, countries_tools, generate_tasks
 
-    for name in ("ToolChoice", "ToolGrammar", "BfclRun", "RunConfig", "Knobs", "SimulatedModel"):
+    for name in ("ToolGrammar", "BfclRun", "RunConfig", "Knobs", "SimulatedModel"):
         assert not hasattr(toollab, name) or isinstance(getattr(toollab, name), types.ModuleType)
-    assert all((ToolChoice, ToolGrammar, BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval))
+    assert all((ToolGrammar, BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval))
     assert all((Knobs, SimulatedModel, countries_tools, generate_tasks))

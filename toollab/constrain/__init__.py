@@ -3,7 +3,6 @@
 Form is guaranteed; truth is not: a constrained model can still pick the wrong tool or the wrong values.
 """
 
-from toollab.constrain.choice import ToolChoice
 from toollab.constrain.decoder import GrammarMatcher, GrammarStats, ToolGrammar
 from toollab.constrain.grammars import constrainable, structural_tag
 from toollab.constrain.pythonic_grammar import pythonic_grammar
@@ -11,7 +10,6 @@ from toollab.constrain.pythonic_grammar import pythonic_grammar
 __all__ = [
     "GrammarMatcher",
     "GrammarStats",
-    "ToolChoice",
     "ToolGrammar",
     "constrainable",
     "pythonic_grammar",

@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toollab.constrain.choice import ToolChoice
 from toollab.constrain.grammars import structural_tag
 from toollab.formats import Format
-from toollab.tools import ToolSpec
+from toollab.harness.request import RequestParams
 
 
 @dataclass
@@ -125,16 +124,12 @@ class _Compiled:
 class ToolGrammar:
     """Constrains a local model's turns to well-formed, schema-valid calls of the offered tools.
 
-    Give it to `LocalModel(constraint=...)`. `choice` mirrors `tool_choice` ("auto", "required", "none" or a
-    tool name) for turns that answer the user; `after_results` is the choice for turns that follow tool results
-    ("auto" by default, as the Agents SDK resets tool_choice: a model that must always call could never
-    answer). `parallel` allows several calls in one turn. Grammars are compiled once per tool set, format,
+    Give it to `LocalModel(constraint=...)`. Each turn's grammar follows that request's `RequestParams` (tool
+    choice, one call or several) and the model's wire format. Grammars are compiled once per tool set, format,
     choice and tokenizer.
     """
 
-    def __init__(self, choice: str | ToolChoice = "auto", parallel: bool = True, after_results: str = "auto"):
-        self.choice = choice if isinstance(choice, ToolChoice) else ToolChoice.parse(choice, parallel)
-        self.after_results = ToolChoice.parse(after_results, self.choice.parallel)
+    def __init__(self) -> None:
         self._by_tokenizer: dict[int, _Compiled] = {}
         self._lock = threading.Lock()
 
@@ -149,17 +144,15 @@ class ToolGrammar:
 
     def start(
         self,
-        tools: Sequence[ToolSpec],
+        params: RequestParams,
         format: Format,
         tokenizer: Any,
         vocab_size: int,
         stop_ids: Sequence[int],
         greedy: bool,
-        after_results: bool = False,
     ) -> GrammarMatcher:
-        """A fresh matcher for one decode of a turn offering `tools` in `format`."""
+        """A fresh matcher for one decode of a turn asked for with `params`, in `format`."""
         stats = GrammarStats()
-        choice = self.after_results if after_results else self.choice
-        tag = structural_tag(format, tools, choice)
+        tag = structural_tag(format, params)
         compiled = self._compiled(tokenizer, vocab_size, stop_ids, stats).get(tag, stats)
         return GrammarMatcher(compiled, vocab_size, stop_ids, stats, greedy)

@@ -8,12 +8,11 @@ may follow them (xgrammar's built-in `qwen_3` tag has hermes's envelope but lets
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from toollab.constrain.choice import ToolChoice
 from toollab.constrain.pythonic_grammar import pythonic_grammar
 from toollab.formats import FORMATS, Format
+from toollab.harness.request import RequestParams
 from toollab.tools import ToolSpec
 
 
@@ -28,17 +27,19 @@ def _arguments(tool: ToolSpec) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": tool.parameters, "max_whitespace_cnt": 1}
 
 
-def _chosen(tools: Sequence[ToolSpec], choice: ToolChoice) -> list[ToolSpec]:
-    if choice.tool is None:
-        return list(tools)
-    chosen = [t for t in tools if t.name == choice.tool]
+def _chosen(params: RequestParams) -> list[ToolSpec]:
+    named = params.named_tool
+    if named is None:
+        return list(params.tools)
+    chosen = [t for t in params.tools if t.name == named]
     if not chosen:
-        raise ValueError(f"tool choice {choice.tool!r} names no offered tool ({', '.join(t.name for t in tools)})")
+        offered = ", ".join(t.name for t in params.tools)
+        raise ValueError(f"tool choice {named!r} names no offered tool ({offered})")
     return chosen
 
 
 def _tags(
-    begin_end: list[tuple[str, dict[str, Any], str]], choice: ToolChoice, trigger: str, one_block: bool = False
+    begin_end: list[tuple[str, dict[str, Any], str]], params: RequestParams, trigger: str, one_block: bool = False
 ) -> dict[str, Any]:
     """Calls as tags separated by newlines, nothing after them; in "auto", free text (without the trigger) may
     come first. `one_block`: the format writes all calls in one block (pythonic lists), so one tag at most."""
@@ -46,25 +47,25 @@ def _tags(
         "type": "tags_with_separator",
         "tags": [{"type": "tag", "begin": begin, "content": content, "end": end} for begin, content, end in begin_end],
         "separator": "\n",
-        "at_least_one": choice.mode != "auto",
-        "stop_after_first": one_block or not choice.parallel,
+        "at_least_one": params.tool_choice != "auto",
+        "stop_after_first": one_block or not params.parallel,
     }
-    if choice.mode != "auto":  # required, or a named tool: calls and nothing else
+    if params.tool_choice != "auto":  # required, or a named tool: calls and nothing else
         return {"type": "structural_tag", "format": calls}
     text = {"type": "any_text", "excludes": [trigger]}
     return {"type": "structural_tag", "format": {"type": "sequence", "elements": [text, calls]}}
 
 
-def structural_tag(format: Format, tools: Sequence[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
+def structural_tag(format: Format, params: RequestParams) -> dict[str, Any]:
     """The structural tag (as JSON) for one turn."""
     envelope = format.envelope
     if envelope is None:
         raise ValueError(f"constrained decoding supports the formats {', '.join(constrainable())}, not {format.name!r}")
-    if choice.mode == "none" or not tools:
+    if params.tool_choice == "none" or not params.tools:
         return {"type": "structural_tag", "format": {"type": "any_text", "excludes": [envelope.trigger]}}
-    chosen = _chosen(tools, choice)
+    chosen = _chosen(params)
     if envelope.arguments == "pythonic":  # the whole call list is one tag: its brackets open and close it
-        content = {"type": "grammar", "grammar": pythonic_grammar(chosen, choice.parallel, brackets=False)}
-        return _tags([(envelope.begin, content, envelope.end)], choice, envelope.trigger, one_block=True)
+        content = {"type": "grammar", "grammar": pythonic_grammar(chosen, params.parallel, brackets=False)}
+        return _tags([(envelope.begin, content, envelope.end)], params, envelope.trigger, one_block=True)
     tags = [(envelope.opening(t.name), _arguments(t), envelope.end) for t in chosen]
-    return _tags(tags, choice, envelope.trigger)
+    return _tags(tags, params, envelope.trigger)

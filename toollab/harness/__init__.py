@@ -15,12 +15,14 @@ from toollab.harness.messages import (
     UserMessage,
 )
 from toollab.harness.model import Model, ModelError, ModelResponse
+from toollab.harness.request import CallPolicy, RequestParams
 from toollab.harness.result import Round, RunResult, RunStatus
 
 __all__ = [
     "FINISH",
     "Agent",
     "AssistantMessage",
+    "CallPolicy",
     "Dispatcher",
     "Event",
     "EventLog",
@@ -28,6 +30,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelResponse",
+    "RequestParams",
     "Round",
     "RunResult",
     "RunStatus",

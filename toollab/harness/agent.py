@@ -36,6 +36,7 @@ from toollab.harness.messages import (
 )
 from toollab.harness.model import Model, ModelError
 from toollab.harness.replay import last_run, replay
+from toollab.harness.request import CallPolicy, policy_of
 from toollab.harness.result import RunResult, RunStatus
 from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
 from toollab.tools import Tool
@@ -48,6 +49,8 @@ class Agent:
     calls, or when `max_tokens` (input plus output, whole run) or `max_tool_calls` is used up, the model is asked
     once more for an answer, without tools, and the status says which limit ended the run.
 
+    `policy` sets each request's tool choice and whether a turn may hold several calls (see `CallPolicy`); by
+    default the model's own (`load_model` gives local models the project's), else auto and parallel.
     Tools with `side_effects=True` run only when `approve(call, tool)` returns True (sync or async).
     `on_event` receives every event (`toollab.harness.events`) as it happens, as the JSONL log records it.
     """
@@ -64,6 +67,7 @@ class Agent:
         max_concurrency: int = 16,
         approve: Approver | None = None,
         use_finish: bool = True,
+        policy: CallPolicy | None = None,
         on_event: EventSink | None = None,
     ):
         tools = list(tools)
@@ -79,6 +83,7 @@ class Agent:
         self.max_tool_calls = max_tool_calls
         self.on_event = on_event
         self.use_finish = use_finish
+        self.policy = policy or policy_of(model)
         self._control = FINISH if use_finish else None  # the call name that is not a tool call
         self._dispatcher = Dispatcher(
             [*tools, finish_tool()] if use_finish else tools, approve=approve, max_concurrency=max_concurrency
@@ -197,12 +202,13 @@ class Agent:
     async def _ask(self, run: RunState) -> tuple[AssistantMessage, Usage, float] | None:
         """One model request (no tools once the final answer is asked for); on failure the run ends with status
         model_error and None is returned."""
-        tools = self.tool_specs if run.final_reason is None else []
+        after_results = bool(run.messages) and isinstance(run.messages[-1], ToolResultMessage)
+        params = self.policy.params(self.tool_specs if run.final_reason is None else [], after_results)
         if run.sinks:
-            run.emit(ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(tools)))
+            run.emit(ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools)))
         started = time.perf_counter()
         try:
-            response = await self.model.request(run.messages, tools)
+            response = await self.model.request(run.messages, params)
         except ModelError as exc:
             run.end(RunStatus.MODEL_ERROR, None, str(exc), exc.source)
             return None

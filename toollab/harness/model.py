@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from toollab.harness.messages import AssistantMessage, Message, Usage
-from toollab.tools import ToolSpec
+from toollab.harness.request import RequestParams
 
 
 @dataclass(slots=True)
@@ -22,7 +22,8 @@ class ModelResponse:
 
 @runtime_checkable
 class Model(Protocol):
-    """A model takes the conversation and the tools it may call, and returns one assistant turn.
+    """A model takes the conversation and what this request may do (the tools offered, the tool choice, several
+    calls or one), and returns one assistant turn.
 
     `messages` is the run's own history list: read it, never modify it (it is not copied, so that a step
     costs the same at round 800 as at round 1).
@@ -30,7 +31,7 @@ class Model(Protocol):
 
     name: str
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse: ...
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse: ...
 
 
 class ModelError(Exception):

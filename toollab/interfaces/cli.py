@@ -13,14 +13,21 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from toollab.constrain import ToolGrammar
 from toollab.formats import FORMATS, to_openai
 from toollab.harness import Agent, RunResult, RunStatus
 from toollab.harness.events import Event, MessageAdded, ModelResponded, RoundEnded, ToolReturned
 from toollab.harness.model import ModelError
+from toollab.harness.request import policy_of
 from toollab.interfaces import eval_cli, lab_cli, serve_cli
 from toollab.interfaces.loading import load_local, load_tools
-from toollab.interfaces.options import Constrained, Parallel, constrained_for, fail, stderr
+from toollab.interfaces.options import (
+    AfterResults,
+    Constrained,
+    Parallel,
+    ToolChoiceOption,
+    fail,
+    stderr,
+)
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.tools import add, calculator, multiply
 
@@ -121,22 +128,22 @@ def run(
     log: Annotated[Path | None, typer.Option(help="Write the JSONL event log here.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the run result as one JSON object.")] = False,
     constrained: Constrained = None,
-    tool_choice: Annotated[
-        str,
-        typer.Option(
-            help="With --constrained, for the first turn: required (a tool or finish), auto, none or a tool name. "
-            "Turns after tool results are auto."
-        ),
-    ] = "required",
-    parallel: Parallel = True,
+    tool_choice: ToolChoiceOption = None,
+    after_results: AfterResults = None,
+    parallel: Parallel = None,
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
         local = is_local(model)
-        grammar = ToolGrammar(tool_choice, parallel=parallel) if constrained_for(model, constrained) else None
-        chosen = load_model(model, format=format, max_new_tokens=max_new_tokens, constraint=grammar)
+        chosen = load_model(model, format=format, max_new_tokens=max_new_tokens, constrained=constrained)
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
-        agent = Agent(chosen, tool_set, max_steps=max_steps, on_event=None if json_output else RoundPrinter(console))
+        agent = Agent(
+            chosen,
+            tool_set,
+            max_steps=max_steps,
+            policy=policy_of(chosen).updated(tool_choice, after_results, parallel),
+            on_event=None if json_output else RoundPrinter(console),
+        )
     except ValueError as exc:
         raise fail(str(exc)) from None
     if not json_output and model == "scripted":
@@ -145,7 +152,7 @@ def run(
         )
     if local:
         try:
-            load_local(chosen, stderr if json_output else console)
+            load_local(chosen, stderr if json_output else console, agent.policy)
         except ModelError as exc:
             raise fail(str(exc)) from None
     result = agent.run_sync(prompt, log=log)

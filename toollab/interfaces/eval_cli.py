@@ -18,7 +18,7 @@ from toollab.eval.records import ItemRecord
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import Constrained, Parallel, constrained_for, fail
+from toollab.interfaces.options import AfterResults, Constrained, Parallel, ToolChoiceOption, fail
 from toollab.models.registry import MODEL_FORMS
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
@@ -69,17 +69,14 @@ def bfcl(
         float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")
     ] = None,
     constrained: Constrained = None,
-    tool_choice: Annotated[str, typer.Option(help="With --constrained: auto, required, none or a tool name.")] = "auto",
-    parallel: Parallel = True,
+    tool_choice: ToolChoiceOption = None,
+    after_results: AfterResults = None,
+    parallel: Parallel = None,
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
     chosen = [c.strip() for c in categories.split(",") if c.strip()]
-    try:
-        constrained = constrained_for(model, constrained)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    mode = "constrained" if constrained else "free"
+    mode = "free" if constrained is False else "default" if constrained is None else "constrained"
     folder = out or Path("runs") / f"bfcl-{model.replace(':', '-').replace('/', '-')}-{format or 'default'}-{mode}"
     config = RunConfig(
         model=model,
@@ -91,6 +88,7 @@ def bfcl(
         item_timeout=item_timeout,
         constrained=constrained,
         tool_choice=tool_choice,
+        after_results=after_results,
         parallel=parallel,
     )
     try:

@@ -11,14 +11,14 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from toollab.constrain import ToolGrammar
 from toollab.formats import FORMATS
 from toollab.harness.model import Model, ModelError
+from toollab.harness.request import CallPolicy
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import Constrained, constrained_for, fail
+from toollab.interfaces.options import AfterResults, Constrained, Parallel, ToolChoiceOption, fail
 from toollab.lab import EXPERIMENTS, SimulatedModel
 from toollab.lab.experiments import Settings
-from toollab.models.registry import MODEL_FORMS, load_model
+from toollab.models.registry import LOCAL_POLICY, MODEL_FORMS, load_model
 
 console = Console()
 SIMULATED = "sim"
@@ -31,19 +31,13 @@ def lab_model(
     format: str | None,
     constrained: bool | None,
     max_new_tokens: int,
-    after_results: str = "auto",
+    policy: CallPolicy = LOCAL_POLICY,
 ) -> Model:
-    """The simulated model (`sim`) or any model string `toollab run` takes. A local model is constrained by
-    default, one call a turn, a call required on the first turn (SmolLM2 writes no calls otherwise) and
-    `after_results` on the turns that follow tool results."""
+    """The simulated model (`sim`) or any model string `toollab run` takes, with the project's defaults
+    (`load_model`); a local model asked for calls by `policy`."""
     if spec == SIMULATED:
         return SimulatedModel(seed=seed, format=format)
-    grammar = (
-        ToolGrammar("required", parallel=False, after_results=after_results)
-        if constrained_for(spec, constrained)
-        else None
-    )
-    return load_model(spec, format=format, max_new_tokens=max_new_tokens, constraint=grammar)
+    return load_model(spec, format=format, max_new_tokens=max_new_tokens, constrained=constrained, policy=policy)
 
 
 def lab(
@@ -55,13 +49,9 @@ def lab(
     out: Annotated[Path | None, typer.Option(help="Folder for outcomes, summary and plots.")] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 192,
     constrained: Constrained = None,
-    after_results: Annotated[
-        str,
-        typer.Option(
-            help="With --constrained: the tool choice after tool results, auto (prose allowed) or required "
-            "(a tool or finish)."
-        ),
-    ] = "auto",
+    tool_choice: ToolChoiceOption = None,
+    after_results: AfterResults = None,
+    parallel: Parallel = None,
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
     if name not in EXPERIMENTS:
@@ -73,7 +63,7 @@ def lab(
             format=format,
             constrained=constrained,
             max_new_tokens=max_new_tokens,
-            after_results=after_results,
+            policy=LOCAL_POLICY.updated(tool_choice, after_results, parallel),
         )
         load_local(chosen, console)
     except (ValueError, ModelError) as exc:

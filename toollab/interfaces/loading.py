@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from toollab.harness.request import CallPolicy, policy_of
 from toollab.tools import Tool
 
 
@@ -56,8 +57,9 @@ def load_tools(ref: str) -> list[Tool]:
     return as_tools(load_object(ref))
 
 
-def load_local(model: Any, out: Console) -> None:
-    """Load a local model's weights before the work starts, saying so (the first load takes about 20 s).
+def load_local(model: Any, out: Console, policy: CallPolicy | None = None) -> None:
+    """Load a local model's weights before the work starts, saying so (the first load takes about 20 s), with
+    how it will be asked for calls (`policy`, the model's own by default).
 
     Models without weights to load pass through. Raises ModelError when the weights cannot be loaded.
     """
@@ -65,11 +67,13 @@ def load_local(model: Any, out: Console) -> None:
         return
     with out.status(f"Loading {model.display_name} (once per process, about 20 s on two cores)..."):
         loaded = model.load()
-    grammar = getattr(model, "constraint", None)
-    decoding = f"constrained (first turn: {grammar.choice.mode})" if grammar is not None else "unconstrained"
+    decoding = "constrained" if getattr(model, "constraint", None) is not None else "unconstrained"
+    asked = policy or policy_of(model)
+    calls = "several calls a turn" if asked.parallel else "one call a turn"
     out.print(
         f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.weights}), "
-        f"format {model.format.name}, {decoding}[/dim]"
+        f"format {model.format.name}, {decoding}; tool choice {asked.first_turn} on the first turn, "
+        f"{asked.after_results} after results, {calls}[/dim]"
     )
 
 

@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from toollab.models.registry import is_local, require_local
-
 stderr = Console(stderr=True)  # messages for the user; stdout carries results (--json)
 
 
@@ -25,14 +23,19 @@ Constrained = Annotated[
         help="Grammar-constrained decoding; on by default for local models (HTTP backends have their own).",
     ),
 ]
-
-Parallel = Annotated[
-    bool, typer.Option("--parallel/--one-call", help="With --constrained: several calls in a turn, or one.")
+ToolChoiceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tool-choice",
+        help="The tool choice of a turn that answers the user: auto, required, none or a tool name "
+        "(default: the model's policy).",
+    ),
 ]
-
-
-def constrained_for(model: str, flag: bool | None) -> bool:
-    """Whether to constrain `model`: the flag if given, else on for local models. HTTP backends are refused."""
-    if flag:
-        require_local(model)
-    return is_local(model) if flag is None else flag
+AfterResults = Annotated[
+    str | None,
+    typer.Option(help="The tool choice of a turn that follows tool results (default: the model's policy)."),
+]
+Parallel = Annotated[
+    bool | None,
+    typer.Option("--parallel/--one-call", help="Several calls in a turn, or one (default: the model's policy)."),
+]

@@ -8,11 +8,23 @@ from typing import Any
 
 from toollab.formats import from_anthropic, to_anthropic, tools_to_anthropic
 from toollab.harness.messages import AssistantMessage, Message, Usage
+from toollab.harness.request import RequestParams
 from toollab.models.http import DEFAULT_RETRY, HttpModel, RetryPolicy
-from toollab.tools import ToolSpec
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
+
+
+def tool_choice(params: RequestParams) -> dict[str, Any]:
+    """The request's tool choice as the Messages API spells it ("required" is "any")."""
+    if params.tool_choice == "none":
+        return {"type": "none"}  # the API takes no parallel setting with "none"
+    named = params.named_tool
+    choice: dict[str, Any] = (
+        {"type": "tool", "name": named} if named else {"type": "any" if params.tool_choice == "required" else "auto"}
+    )
+    choice["disable_parallel_tool_use"] = not params.parallel
+    return choice
 
 
 class AnthropicModel(HttpModel):
@@ -47,13 +59,14 @@ class AnthropicModel(HttpModel):
         self.max_tokens = max_tokens
         self.temperature = temperature
 
-    def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    def payload(self, messages: Sequence[Message], params: RequestParams) -> dict[str, Any]:
         system, wire = to_anthropic(messages)
         body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": wire}
         if system is not None:
             body["system"] = system
-        if tools:
-            body["tools"] = tools_to_anthropic(tools)
+        if params.tools:
+            body["tools"] = tools_to_anthropic(params.tools)
+            body["tool_choice"] = tool_choice(params)
         if self.temperature is not None:
             body["temperature"] = self.temperature
         return body

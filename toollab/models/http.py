@@ -26,7 +26,7 @@ import httpx
 
 from toollab.harness.messages import AssistantMessage, Message, Usage
 from toollab.harness.model import ModelError, ModelResponse
-from toollab.tools import ToolSpec
+from toollab.harness.request import RequestParams
 
 RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 HARNESS_FAULTS = frozenset({400, 413, 422})
@@ -243,15 +243,15 @@ class HttpModel(ABC):
         self.transport = HttpTransport(base_url, headers, timeout=timeout, retry=retry, rate_limit=limit)
 
     @abstractmethod
-    def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
-        """The request body."""
+    def payload(self, messages: Sequence[Message], params: RequestParams) -> dict[str, Any]:
+        """The request body, with the request's tools, tool choice and parallel setting in the provider's terms."""
 
     @abstractmethod
     def parse(self, data: dict[str, Any]) -> tuple[AssistantMessage, Usage, dict[str, Any]]:
         """The assistant turn, its usage and metadata, from a response body (KeyError and the like on a bad shape)."""
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        body = self.payload(messages, tools)
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
+        body = self.payload(messages, params)
         estimate = estimate_tokens(body)
         data, retries = await self.transport.post(self.path, body, estimate)
         try:

@@ -17,6 +17,7 @@ from toollab.formats import get_format, tools_to_openai
 from toollab.formats.base import Format, name_in
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.model import ModelError, ModelResponse
+from toollab.harness.request import CallPolicy, RequestParams
 from toollab.models import local_weights
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
@@ -38,13 +39,12 @@ class DecodeConstraint(Protocol):
 
     def start(
         self,
-        tools: Sequence[ToolSpec],
+        params: RequestParams,
         format: Format,
         tokenizer: Any,
         vocab_size: int,
         stop_ids: Sequence[int],
         greedy: bool,
-        after_results: bool = False,
     ) -> TokenMatcher: ...
 
 
@@ -75,8 +75,9 @@ class LocalModel:
 
     `format` is the wire format for tool calls; when None, the model's own chat template is used if it renders
     `tools=`, and `hermes` otherwise. `constraint` (a `toollab.constrain.ToolGrammar`) constrains every turn that
-    offers tools to well-formed, schema-valid calls; a call cut off by `max_new_tokens` then becomes a
-    "truncated" parse error, never a malformed call passed on.
+    offers tools to well-formed, schema-valid calls, under each request's tool choice; a call cut off by
+    `max_new_tokens` then becomes a "truncated" parse error, never a malformed call passed on. Without a
+    constraint the tool choice cannot be enforced: the tools are only described in the prompt.
     """
 
     def __init__(
@@ -91,6 +92,7 @@ class LocalModel:
         stop: Sequence[str] = (),
         dtype: str = "auto",
         constraint: DecodeConstraint | None = None,
+        policy: CallPolicy | None = None,
     ):
         self.path = path
         self.format_name = format
@@ -102,6 +104,7 @@ class LocalModel:
         self.stop = tuple(stop) + self.format.stop
         self.dtype = dtype
         self.constraint = constraint
+        self.policy = policy  # how an agent should ask this model for calls (None: the agent's default)
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._cache: Any = None  # the key-value cache of the last decode (LeanCache or transformers' DynamicCache)
@@ -149,15 +152,13 @@ class LocalModel:
 
     # ---- the Model interface ---------------------------------------------------------------------------
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
         if self._loaded is None:
             await asyncio.to_thread(self.load)  # the first load takes about 20 s: keep the event loop free
+        tools = params.tools
         text = self.prompt(messages, tools)
         try:
-            after_results = bool(messages) and isinstance(messages[-1], ToolResultMessage)
-            generation, matcher = await local_weights.on_torch_thread_async(
-                self._generate_turn, text, tools, after_results
-            )
+            generation, matcher = await local_weights.on_torch_thread_async(self._generate_turn, text, params)
         except ValueError as exc:  # a constraint that cannot serve this format or tool choice
             raise ModelError(f"constrained decoding: {exc}", source="harness") from exc
         except Exception as exc:
@@ -207,21 +208,18 @@ class LocalModel:
         """Decode a continuation of `prompt`, reusing the cached prefix of the last decode."""
         return local_weights.on_torch_thread(self._generate, prompt, max_new_tokens)
 
-    def _generate_turn(
-        self, prompt: str, tools: Sequence[ToolSpec], after_results: bool
-    ) -> tuple[Generation, TokenMatcher | None]:
+    def _generate_turn(self, prompt: str, params: RequestParams) -> tuple[Generation, TokenMatcher | None]:
         """One assistant turn, constrained when there is a constraint and the turn offers tools."""
         matcher = None
-        if self.constraint is not None and tools:
+        if self.constraint is not None and params.tools:
             loaded = self.load()
             matcher = self.constraint.start(
-                tools,
+                params,
                 self.format,
                 loaded.tokenizer,
                 loaded.model.config.vocab_size,
                 sorted(loaded.eos_ids),
                 greedy=self.temperature <= 0,
-                after_results=after_results,
             )
         return self._generate(prompt, None, matcher), matcher
 

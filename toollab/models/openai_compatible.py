@@ -8,8 +8,8 @@ from typing import Any
 
 from toollab.formats import from_openai, to_openai, tools_to_openai
 from toollab.harness.messages import AssistantMessage, Message, Usage
+from toollab.harness.request import RequestParams
 from toollab.models.http import DEFAULT_RETRY, HttpModel, RetryPolicy
-from toollab.tools import ToolSpec
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -49,10 +49,13 @@ class OpenAIModel(HttpModel):
         self.temperature = temperature
         self.extra_body = extra_body or {}
 
-    def payload(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    def payload(self, messages: Sequence[Message], params: RequestParams) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": to_openai(messages), **self.extra_body}
-        if tools:
-            body["tools"] = tools_to_openai(tools)
+        if params.tools:
+            body["tools"] = tools_to_openai(params.tools)
+            named = params.named_tool
+            body["tool_choice"] = {"type": "function", "function": {"name": named}} if named else params.tool_choice
+            body["parallel_tool_calls"] = params.parallel
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         if self.temperature is not None:

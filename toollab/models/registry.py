@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toollab.constrain import ToolGrammar
 from toollab.harness.model import Model
+from toollab.harness.request import CallPolicy
 from toollab.models.anthropic import AnthropicModel
-from toollab.models.local import DecodeConstraint, LocalModel
+from toollab.models.local import LocalModel
 from toollab.models.openai_compatible import OpenAIModel
 from toollab.models.scripted import ScriptedModel, call
 
@@ -51,23 +53,32 @@ def require_local(spec: str) -> None:
         )
 
 
+# How the agent asks a local model for calls unless told otherwise: the project's defaults, for every command.
+LOCAL_POLICY = CallPolicy(first_turn="required", after_results="auto", parallel=True)
+
+
 def load_model(
     spec: str,
     *,
     format: str | None = None,
     max_new_tokens: int | None = None,
-    constraint: DecodeConstraint | None = None,
+    constrained: bool | None = None,
+    policy: CallPolicy | None = None,
     **options: Any,
 ) -> Model:
-    """A model from its string. `format` and `max_new_tokens` apply to local models (other backends ignore
-    them); a `constraint` is refused for any other model; `options` go to the backend's constructor."""
-    if constraint is not None:
+    """A model from its string, with the project's defaults: every command builds its model here.
+
+    Local models decode constrained unless `constrained` is False, and carry LOCAL_POLICY unless given a
+    `policy`; `format` and `max_new_tokens` apply to them (other backends ignore both). Constrained decoding is
+    refused for other backends, which constrain on their side. `options` go to the backend's constructor."""
+    if constrained:
         require_local(spec)
     kind, _, rest = spec.partition(":")
     if kind == "local":
         if max_new_tokens is not None:
             options["max_new_tokens"] = max_new_tokens
-        return LocalModel(rest or None, format=format, constraint=constraint, **options)
+        grammar = ToolGrammar() if constrained is not False else None
+        return LocalModel(rest or None, format=format, constraint=grammar, policy=policy or LOCAL_POLICY, **options)
     if kind == "openai" and rest:
         name, _, base_url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
         return OpenAIModel(name, base_url=base_url or None, **options)

@@ -8,6 +8,7 @@ from typing import Any
 
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, Usage
 from toollab.harness.model import ModelError, ModelResponse
+from toollab.harness.request import RequestParams
 from toollab.tools import ToolSpec
 
 Turn = ModelResponse | AssistantMessage | ToolCall | list[ToolCall] | str | dict[str, Any]
@@ -45,7 +46,7 @@ class ScriptedModel:
         self.name = name
         self.requests = 0
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
         if self.requests >= len(self.turns):
             raise ModelError(f"the script has only {len(self.turns)} turns", source="harness")
         self.requests += 1
@@ -53,14 +54,17 @@ class ScriptedModel:
 
 
 class FunctionModel:
-    """A model whose turns come from `fn(messages, tools)`, sync or async, returning any `Turn` spelling."""
+    """A model whose turns come from `fn(messages, tools)`, sync or async, returning any `Turn` spelling. `tools`
+    are the request's tools; the rest of the request (`RequestParams`) is kept in `last_params`."""
 
     def __init__(self, fn: Callable[[Sequence[Message], Sequence[ToolSpec]], Any], name: str | None = None):
         self.fn = fn
         self.name = name or f"function:{getattr(fn, '__name__', 'model')}"
+        self.last_params: RequestParams | None = None
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        turn = self.fn(messages, tools)
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
+        self.last_params = params
+        turn = self.fn(messages, params.tools)
         if inspect.isawaitable(turn):
             turn = await turn
         return as_response(turn)

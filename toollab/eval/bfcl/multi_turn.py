@@ -18,6 +18,7 @@ from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import failed, to_messages
 from toollab.eval.records import ItemRecord, Layers, RecordHead
 from toollab.harness import Agent, AssistantMessage, Message, Model, RunStatus, ToolResultMessage, Usage, errors
+from toollab.harness.request import CallPolicy
 from toollab.tools import Tool
 
 MAX_STEPS_PER_TURN = 20  # BFCL's MAXIMUM_STEP_LIMIT
@@ -46,9 +47,11 @@ def environment_tools(item: Item, run_name: str) -> tuple[list[Tool], Any]:
     return tools, specs
 
 
-async def run_multi_turn(item: Item, model: Model, head: RecordHead, *, run_name: str) -> ItemRecord:
+async def run_multi_turn(
+    item: Item, model: Model, head: RecordHead, policy: CallPolicy, *, run_name: str
+) -> ItemRecord:
     tools, specs = environment_tools(item, run_name)
-    agent = Agent(model, tools, max_steps=MAX_STEPS_PER_TURN, use_finish=False)
+    agent = Agent(model, tools, max_steps=MAX_STEPS_PER_TURN, use_finish=False, policy=policy)
     history: list[Message] = []
     steps: list[list[list[str]]] = []  # per turn, per model call, the calls as BFCL strings
     raw: list[str | None] = []

@@ -11,6 +11,7 @@ from typing import Any
 from toollab.eval.bfcl.data import RELEVANCE, Item
 from toollab.formats import Format
 from toollab.harness import AssistantMessage, Message, ModelResponse, ToolCall, UserMessage
+from toollab.harness.request import RequestParams
 from toollab.tools import ToolSpec
 
 
@@ -92,7 +93,8 @@ class GroundTruthModel:
         text = self.format.render_calls(renamed) if renamed else "None of the functions fits this request."
         return ModelResponse(self.format.parse(text, tools), raw=text)
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
+        tools = params.tools
         if not self.item.multi_turn:
             return self._write(answer_calls(self.item), tools)
         turn = self._turn_starts.index(sum(isinstance(m, UserMessage) for m in messages))

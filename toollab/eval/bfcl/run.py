@@ -14,11 +14,10 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from toollab.constrain import ToolGrammar
 from toollab.eval.bfcl.data import Item, load
 from toollab.eval.bfcl.multi_turn import run_multi_turn
 from toollab.eval.bfcl.oracle import GroundTruthModel
@@ -30,14 +29,16 @@ from toollab.eval.results import ResultsFile
 from toollab.eval.summary import summarize
 from toollab.formats import Format, get_format
 from toollab.harness import Model
-from toollab.models.registry import load_model
+from toollab.harness.request import policy_of
+from toollab.models.registry import is_local, load_model
 
 GROUND_TRUTH = "ground-truth"  # the model name of the self-check
 
 
 @dataclass(slots=True)
 class RunConfig:
-    """What a run evaluates. `format` applies to local models and the self-check (None: the model's default)."""
+    """What a run evaluates. `format` applies to local models and the self-check (None: the model's default).
+    The decoding settings left None take the model's defaults (`load_model`); the run records what they were."""
 
     model: str
     categories: list[str]
@@ -46,9 +47,10 @@ class RunConfig:
     max_new_tokens: int = 192
     concurrency: int = 1
     item_timeout: float | None = None
-    constrained: bool = False  # grammar-constrained decoding (local models)
-    tool_choice: str = "auto"  # for constrained decoding: auto, required, none or a tool name
-    parallel: bool = True  # for constrained decoding: several calls in one turn
+    constrained: bool | None = None  # grammar-constrained decoding (local models)
+    tool_choice: str | None = None  # auto, required, none or a tool name (the first turn's)
+    after_results: str | None = None  # the tool choice after tool results (multi-turn)
+    parallel: bool | None = None  # several calls in one turn
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resumption (the same items must mean the same thing)."""
@@ -56,7 +58,10 @@ class RunConfig:
 
 
 # The fields that make two runs' items comparable; a run folder may only be resumed with the same values.
-IDENTITY = ("model", "format", "max_new_tokens", "constrained", "tool_choice", "parallel")
+IDENTITY = ("model", "format", "max_new_tokens", "constrained", "tool_choice", "after_results", "parallel")
+# What a run.json without a field meant when it was written (before the defaults moved to `load_model`).
+_OLD_DEFAULTS = {"format": None, "max_new_tokens": 192, "constrained": False, "tool_choice": "auto"}
+_OLD_DEFAULTS |= {"after_results": "auto", "parallel": True}
 
 
 Progress = Callable[[ItemRecord], None]
@@ -74,26 +79,32 @@ class BfclRun:
     def __init__(self, config: RunConfig, out: str | Path, model: Model | None = None):
         if importlib.util.find_spec("matplotlib") is None:
             raise RuntimeError("the report needs matplotlib: pip install 'toollab[eval]'")
-        self.config = config
         self.out = Path(out)
         self.results = ResultsFile(self.out / "results.jsonl")
         self.items: list[Item] = load(config.categories, config.limit)
-        self._check_resumable()
+        self.config = config
         self.model = model if model is not None or config.model == GROUND_TRUTH else self._load_model()
+        self.policy = policy_of(self.model).updated(config.tool_choice, config.after_results, config.parallel)
+        self.config = replace(
+            config,
+            constrained=is_local(config.model) if config.constrained is None else config.constrained,
+            tool_choice=self.policy.first_turn,
+            after_results=self.policy.after_results,
+            parallel=self.policy.parallel,
+        )
+        self._check_resumable()
         # BFCL keeps environment instances in module globals keyed by this name: fresh per process and run
         self.run_name = f"toollab_{uuid.uuid4().hex[:12]}"
 
     def _load_model(self) -> Model:
         c = self.config
-        grammar = ToolGrammar(c.tool_choice, parallel=c.parallel) if c.constrained else None
-        return load_model(c.model, format=c.format, max_new_tokens=c.max_new_tokens, constraint=grammar)
+        return load_model(c.model, format=c.format, max_new_tokens=c.max_new_tokens, constrained=c.constrained)
 
     def _check_resumable(self) -> None:
         meta = self.out / "run.json"
         if meta.exists():
             before = json.loads(meta.read_text(encoding="utf-8"))
-            defaults = asdict(RunConfig(model="", categories=[]))
-            previous = {k: before.get(k, defaults[k]) for k in IDENTITY}
+            previous = {k: before.get(k, _OLD_DEFAULTS.get(k)) for k in IDENTITY}
             if previous != self.config.identity():
                 raise ValueError(
                     f"{self.out} holds a run of {previous}; this one is {self.config.identity()}. "
@@ -106,10 +117,12 @@ class BfclRun:
         return [item for item in self.items if item.id not in done]
 
     async def run_item(self, item: Item) -> ItemRecord:
-        model = self.model
-        if model is None:  # the self-check: ground truth written in the chosen format
+        model: Model
+        if self.model is None:  # the self-check: ground truth written in the chosen format
             chosen = get_format(self.config.format)
             model = GroundTruthModel(item, chosen, tool_set(item.functions, keep_dots=chosen.dotted_names).original)
+        else:
+            model = self.model
         fmt = wire_format(model)
         name = fmt.name if fmt is not None else self.config.format or "native"
         head = RecordHead(id=item.id, category=item.category, model=self.config.model, format=name)
@@ -117,8 +130,9 @@ class BfclRun:
         try:
             async with asyncio.timeout(self.config.item_timeout):
                 if item.multi_turn:
-                    return await run_multi_turn(item, model, head, run_name=self.run_name)
-                return await run_single_turn(item, model, head, keep_dots=fmt is not None and fmt.dotted_names)
+                    return await run_multi_turn(item, model, head, self.policy, run_name=self.run_name)
+                keep_dots = fmt is not None and fmt.dotted_names
+                return await run_single_turn(item, model, head, self.policy, keep_dots=keep_dots)
         except TimeoutError:
             seconds = time.perf_counter() - started
             return failed(head, f"no answer within {self.config.item_timeout} s", "provider", seconds, "timeout")

@@ -14,6 +14,7 @@ from toollab.eval.bfcl.schema import ToolSet, tool_set
 from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.harness import Message, Model, ModelError, SystemMessage, Usage, UserMessage
 from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage
+from toollab.harness.request import CallPolicy
 
 
 def to_messages(turn: list[dict[str, Any]]) -> list[Message]:
@@ -43,13 +44,16 @@ def expected_calls(item: Item) -> list[tuple[str, dict[str, list[Any]]]]:
     return [(name, arguments) for call in item.answer for name, arguments in call.items()]
 
 
-async def run_single_turn(item: Item, model: Model, head: RecordHead, *, keep_dots: bool) -> ItemRecord:
+async def run_single_turn(
+    item: Item, model: Model, head: RecordHead, policy: CallPolicy, *, keep_dots: bool
+) -> ItemRecord:
+    """One request, asked as `policy` asks a turn that answers the user."""
     tools = tool_set(item.functions, keep_dots=keep_dots)
     messages = to_messages(item.turns[0])
     prompt = prompt_of(model, messages, tools)
     started = time.perf_counter()
     try:
-        response = await model.request(messages, tools.specs)
+        response = await model.request(messages, policy.params(tools.specs, after_results=False))
     except ModelError as exc:
         return failed(head, str(exc), exc.source, time.perf_counter() - started, prompt=prompt)
     latency = time.perf_counter() - started

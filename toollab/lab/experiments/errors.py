@@ -8,11 +8,11 @@ from functools import partial
 
 from toollab.harness.messages import Message, ToolResultMessage
 from toollab.harness.model import Model, ModelResponse
+from toollab.harness.request import RequestParams, policy_of
 from toollab.lab.countries.tasks import generate_tasks
 from toollab.lab.countries.tools import countries_tools
 from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, compare, mean, save, share, table
 from toollab.lab.strategies.solvers import react
-from toollab.tools import ToolSpec
 
 BARE = "error"
 CONDITIONS = ("specific messages", "bare 'error'")
@@ -24,13 +24,14 @@ class BareErrors:
     def __init__(self, model: Model):
         self.model = model
         self.name = model.name
+        self.policy = policy_of(model)
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
         shown = [
             m.model_copy(update={"content": BARE}) if isinstance(m, ToolResultMessage) and m.is_error else m
             for m in messages
         ]
-        return await self.model.request(shown, tools)
+        return await self.model.request(shown, params)
 
 
 async def run(s: Settings) -> Report:

@@ -12,12 +12,12 @@ from typing import Any
 from toollab.formats import Format, to_openai
 from toollab.harness.messages import Message
 from toollab.harness.model import Model, ModelResponse
+from toollab.harness.request import RequestParams, policy_of
 from toollab.harness.result import RunStatus
 from toollab.lab.countries.tasks import generate_tasks
 from toollab.lab.countries.tools import countries_tools
 from toollab.lab.experiments.common import Report, Settings, line_plot, mean, save, solve_all, table
 from toollab.lab.strategies.solvers import react
-from toollab.tools import ToolSpec
 
 
 class Wiretap:
@@ -26,16 +26,18 @@ class Wiretap:
     def __init__(self, model: Model):
         self.model = model
         self.name = model.name
+        self.policy = policy_of(model)
         self.prompt = ""
         self.outputs: list[str] = []
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
         fmt: Any = getattr(self.model, "format", None)
         if isinstance(fmt, Format):
-            self.prompt = "\n".join(f"<|{m['role']}|>\n{m['content']}" for m in fmt.to_chat(messages, tools))
+            chat = fmt.to_chat(messages, params.tools)
+            self.prompt = "\n".join(f"<|{m['role']}|>\n{m['content']}" for m in chat)
         else:  # an HTTP model: the messages as the OpenAI wire carries them
             self.prompt = json.dumps(to_openai(list(messages)), indent=1, ensure_ascii=False)
-        response = await self.model.request(messages, tools)
+        response = await self.model.request(messages, params)
         self.outputs.append(response.raw if response.raw is not None else str(response.message.model_dump()))
         return response
 

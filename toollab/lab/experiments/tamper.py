@@ -11,6 +11,7 @@ from typing import Any
 
 from toollab.harness.messages import UserMessage
 from toollab.harness.model import Model
+from toollab.harness.request import RequestParams
 from toollab.lab.countries.tasks import Task, generate_tasks, numbers_in
 from toollab.lab.countries.tools import Tamper, countries_tools, find_country
 from toollab.lab.experiments.common import Report, Settings, cell, line_plot, save, share, solve_all, table
@@ -71,7 +72,7 @@ def sanity_checked(
 
 async def _estimate(model: Model, name: str) -> int | None:
     try:
-        response = await model.request([UserMessage(content=prompts.ESTIMATE.format(country=name))], [])
+        response = await model.request([UserMessage(content=prompts.ESTIMATE.format(country=name))], RequestParams())
     except Exception:  # no estimate: the result goes unjudged (the report counts those)
         return None
     found = numbers_in(response.message.content or "")

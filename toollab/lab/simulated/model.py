@@ -20,6 +20,7 @@ from toollab.formats import get_format
 from toollab.harness import FINISH
 from toollab.harness.messages import Message, SystemMessage, ToolCall, Usage, UserMessage
 from toollab.harness.model import ModelResponse
+from toollab.harness.request import RequestParams
 from toollab.lab.countries.data import country
 from toollab.lab.countries.tasks import read_question
 from toollab.lab.simulated.knobs import Knobs
@@ -86,7 +87,8 @@ class SimulatedModel:
 
     # ---- the model interface -------------------------------------------------------------------------------
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
+        tools = params.tools
         text, calls = self._turn(messages, tools)
         raw = "\n".join(p for p in (text, self.format.render_calls(calls) if calls else "") if p)
         message = self.format.parse(raw, tools)

@@ -10,9 +10,9 @@ from typing import Any
 from toollab.harness import FINISH
 from toollab.harness.messages import Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.model import Model, ModelResponse
+from toollab.harness.request import RequestParams, policy_of
 from toollab.harness.result import RunResult, RunStatus
 from toollab.lab.countries.tasks import Task, is_correct
-from toollab.tools import ToolSpec
 
 
 class Meter:
@@ -22,14 +22,15 @@ class Meter:
     def __init__(self, model: Model):
         self.model = model
         self.name = model.name
+        self.policy = policy_of(model)  # an agent around the meter asks as it would ask the model
         self.calls = 0
         self.usage = Usage()
         self.seconds = 0.0
         self.input_per_call: list[int] = []
 
-    async def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
         started = time.perf_counter()
-        response = await self.model.request(messages, tools)
+        response = await self.model.request(messages, params)
         self.calls += 1
         self.usage += response.usage
         self.input_per_call.append(response.usage.input_tokens)

@@ -11,6 +11,7 @@ from toollab.harness import Agent
 from toollab.harness.dispatch import Dispatcher
 from toollab.harness.messages import Message, SystemMessage, ToolCall, UserMessage
 from toollab.harness.model import Model
+from toollab.harness.request import RequestParams
 from toollab.harness.result import RunStatus
 from toollab.lab.countries.tasks import Task, is_correct
 from toollab.lab.strategies import prompts
@@ -24,7 +25,7 @@ MAX_STEPS = 8
 async def _ask(meter: Meter, messages: list[Message]) -> str | None:
     """One request without tools; its text, or None when the model failed."""
     try:
-        response = await meter.request(messages, [])
+        response = await meter.request(messages, RequestParams())
     except Exception:  # a failed or broken backend costs this task, not the whole experiment
         return None
     messages.append(response.message)
