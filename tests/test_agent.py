@@ -40,18 +40,34 @@ def test_a_turn_without_calls_ends_the_run():
     assert [r.kind for r in result.rounds] == ["tools", "answer"]
 
 
-def test_calls_beside_finish_still_run_and_invalid_finish_keeps_going():
+def test_finish_comes_alone_with_a_real_answer_or_the_run_goes_on():
     model = ScriptedModel(
         [
-            [call("finish"), call("add", a=1, b=1)],  # finish without an answer: an error
-            [call("add", a=2, b=2), call("finish", answer="done")],
+            [call("finish", answer="2"), call("add", a=1, b=1)],  # beside a call: refused, the call runs
+            call("finish"),  # no answer at all
+            call("finish", answer="  "),  # an empty one
+            call("finish", answer="What to tell the user, taken from the results."),  # its own description
+            call("finish", answer="what to tell the user taken from results"),  # nearly
+            call("finish", answer="1 + 1 is 2"),
         ]
     )
-    result = Agent(model, [add]).run_sync("go")
-    assert result.answer == "done"
+    result = Agent(model, [add]).run_sync("1 + 1?")
+    assert result.status == RunStatus.COMPLETED and result.answer == "1 + 1 is 2"
     kinds = [(r.name, r.error_kind) for r in result.tool_results]
-    assert kinds == [("finish", errors.INVALID_ARGUMENTS), ("add", None), ("add", None), ("finish", None)]
-    assert "answer: missing required field" in result.tool_results[0].content
+    assert kinds == [
+        ("finish", errors.NOT_ALONE),
+        ("add", None),
+        ("finish", errors.INVALID_ARGUMENTS),
+        ("finish", errors.TOOL_ERROR),
+        ("finish", errors.TOOL_ERROR),
+        ("finish", errors.TOOL_ERROR),
+        ("finish", None),
+    ]
+    contents = [r.content for r in result.tool_results]
+    assert "must come alone" in contents[0] and "answer: missing required field" in contents[2]
+    assert "empty" in contents[3] and "repeats the finish action's own description" in contents[4]
+    assert contents[5] == contents[4]
+    assert result.rounds[0].tool_calls == 2 and result.usage is not None
 
 
 def test_max_steps_asks_once_more_without_tools():

@@ -134,3 +134,33 @@ def test_bad_choices_and_formats_are_clear_errors():
         structural_tag(get_format("mistral"), choice("auto"))
     with pytest.raises(ValueError, match="tool choice must be"):
         RequestParams(TOOLS, " ")
+
+
+FINISH = ToolSpec(
+    "finish",
+    "Ends the task.",
+    {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+        "additionalProperties": False,
+    },
+)
+
+
+@pytest.mark.parametrize("format", ["hermes", "text", "pythonic"])
+@pytest.mark.parametrize("mode", ["auto", "required"])
+def test_a_turn_holds_calls_or_a_finish_alone(format, mode):
+    params = RequestParams([*TOOLS, FINISH], mode, parallel=True, finish="finish")
+    finish = written(format, ("finish", {"answer": "8"}))
+    assert accepts(format, params, calls(format, 0, 1))
+    assert accepts(format, params, finish)
+    if format == "pythonic":
+        both = written(format, ADD_CALL, ("finish", {"answer": "8"}))
+    else:
+        both = f"{calls(format, 0)}\n{finish}"
+    assert not accepts(format, params, both)
+    assert not accepts(format, params, f"{finish}\n{finish}")
+    assert accepts(format, params, "It is 8.") == (mode == "auto")
+    alone = RequestParams([FINISH], mode, finish="finish")  # only the finish offered
+    assert accepts(format, alone, finish) and not accepts(format, alone, f"{finish}\n{finish}")

@@ -288,6 +288,8 @@ def test_a_run_writes_the_same_lines_as_before_events_were_typed(tmp_path):
             record = json.loads(line)
             for key in ("ts", "run_id", "seconds", "duration_seconds"):
                 record.pop(key, None)
+            if record["event"] == "run_start":  # the finish action's wording has changed since
+                record["tools"] = [t for t in record["tools"] if t["name"] != "finish"]
             if "round" in record and isinstance(record["round"], dict):
                 record["round"] = {k: v for k, v in record["round"].items() if not k.endswith("seconds")}
             out.append(record)

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toollab import AssistantMessage, SystemMessage, ToolCall, ToolResultMessage, ToolSpec, UserMessage, add
 from toollab.formats import FORMATS, get_format
+from toollab.models.local import stop_at
 
 names = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
 keys = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
@@ -147,3 +149,21 @@ def test_conversation_rendering_for_a_chat_template():
     no_system = fmt.to_chat(messages[1:], [add.spec])
     assert no_system[0]["role"] == "system" and no_system[0]["content"].startswith("# Tools")
     assert fmt.to_chat(messages[1:2], [])[0] == {"role": "user", "content": "1+2?"}
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_the_result_marker_is_how_the_format_writes_results(name):
+    fmt = get_format(name)
+    shown = fmt.render_results([ToolResultMessage(call_id="c1", name="add", content="3.0")])
+    if fmt.result_marker is None:  # results shown bare: nothing marks a result the model invents
+        assert shown == "3.0"
+    else:
+        assert fmt.result_marker in shown  # (pythonic writes the tool's name before it)
+
+
+def test_decoding_stops_where_the_model_starts_inventing_a_result():
+    assert stop_at("The sum is 3.", ("\n\n",), "<tool_response>") is None
+    assert stop_at("Done.<tool_response>\n3.0", ("\n\n",), "<tool_response>") == ("Done.", "invented_result")
+    assert stop_at("Done.\n\n<tool_response>", ("\n\n",), "<tool_response>") == ("Done.", "stop")
+    assert stop_at("<tool_response>", ("<tool",), "<tool_response>") == ("", "invented_result")  # a tie: inventing
+    assert stop_at("x RESULT {", (), None) is None

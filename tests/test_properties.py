@@ -65,6 +65,7 @@ ERROR_KINDS = {
     errors.DENIED,
     errors.BUDGET,
     errors.TOOLS_DISABLED,
+    errors.NOT_ALONE,
 }
 
 

@@ -8,10 +8,12 @@ may follow them (xgrammar's built-in `qwen_3` tag has hermes's envelope but lets
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from toollab.constrain.pythonic_grammar import pythonic_grammar
 from toollab.formats import FORMATS, Format
+from toollab.formats.base import CallEnvelope
 from toollab.harness.request import RequestParams
 from toollab.tools import ToolSpec
 
@@ -38,34 +40,55 @@ def _chosen(params: RequestParams) -> list[ToolSpec]:
     return chosen
 
 
-def _tags(
-    begin_end: list[tuple[str, dict[str, Any], str]], params: RequestParams, trigger: str, one_block: bool = False
-) -> dict[str, Any]:
-    """Calls as tags separated by newlines, nothing after them; in "auto", free text (without the trigger) may
-    come first. `one_block`: the format writes all calls in one block (pythonic lists), so one tag at most."""
-    calls = {
+def _tag(begin: str, content: dict[str, Any], end: str) -> dict[str, Any]:
+    return {"type": "tag", "begin": begin, "content": content, "end": end}
+
+
+def _call_tags(envelope: CallEnvelope, tools: Sequence[ToolSpec], parallel: bool) -> list[dict[str, Any]]:
+    """One tag per tool (JSON envelopes), or one tag holding the whole call list (pythonic)."""
+    if envelope.arguments == "pythonic":  # the brackets open and close the list
+        grammar = pythonic_grammar(tools, parallel, brackets=False)
+        return [_tag(envelope.begin, {"type": "grammar", "grammar": grammar}, envelope.end)]
+    return [_tag(envelope.opening(t.name), _arguments(t), envelope.end) for t in tools]
+
+
+def _calls(tags: list[dict[str, Any]], at_least_one: bool, one: bool) -> dict[str, Any]:
+    """Calls separated by newlines, nothing after them."""
+    return {
         "type": "tags_with_separator",
-        "tags": [{"type": "tag", "begin": begin, "content": content, "end": end} for begin, content, end in begin_end],
+        "tags": tags,
         "separator": "\n",
-        "at_least_one": params.tool_choice != "auto",
-        "stop_after_first": one_block or not params.parallel,
+        "at_least_one": at_least_one,
+        "stop_after_first": one,
     }
-    if params.tool_choice != "auto":  # required, or a named tool: calls and nothing else
-        return {"type": "structural_tag", "format": calls}
-    text = {"type": "any_text", "excludes": [trigger]}
-    return {"type": "structural_tag", "format": {"type": "sequence", "elements": [text, calls]}}
 
 
 def structural_tag(format: Format, params: RequestParams) -> dict[str, Any]:
-    """The structural tag (as JSON) for one turn."""
+    """The structural tag (as JSON) for one turn.
+
+    In "auto" free text (without the call trigger) may come first; "required" and a named tool allow calls and
+    nothing else. The finish action (`params.finish`) is offered only alone: a turn holds tool calls or a finish,
+    never both (a finish beside calls would end the run before their results were read).
+    """
     envelope = format.envelope
     if envelope is None:
         raise ValueError(f"constrained decoding supports the formats {', '.join(constrainable())}, not {format.name!r}")
     if params.tool_choice == "none" or not params.tools:
         return {"type": "structural_tag", "format": {"type": "any_text", "excludes": [envelope.trigger]}}
     chosen = _chosen(params)
-    if envelope.arguments == "pythonic":  # the whole call list is one tag: its brackets open and close it
-        content = {"type": "grammar", "grammar": pythonic_grammar(chosen, params.parallel, brackets=False)}
-        return _tags([(envelope.begin, content, envelope.end)], params, envelope.trigger, one_block=True)
-    tags = [(envelope.opening(t.name), _arguments(t), envelope.end) for t in chosen]
-    return _tags(tags, params, envelope.trigger)
+    one = envelope.arguments == "pythonic" or not params.parallel
+    tools = [t for t in chosen if t.name != params.finish]
+    finish = [t for t in chosen if t.name == params.finish]
+    must_call = params.tool_choice != "auto"
+    if not finish:
+        turn = _calls(_call_tags(envelope, tools, params.parallel), must_call, one)
+    elif not tools:
+        turn = _calls(_call_tags(envelope, finish, parallel=False), must_call, one=True)
+    else:
+        calls = _calls(_call_tags(envelope, tools, params.parallel), must_call, one)
+        alone = _calls(_call_tags(envelope, finish, parallel=False), at_least_one=True, one=True)
+        turn = {"type": "or", "elements": [calls, alone]}
+    if must_call:
+        return {"type": "structural_tag", "format": turn}
+    text = {"type": "any_text", "excludes": [envelope.trigger]}
+    return {"type": "structural_tag", "format": {"type": "sequence", "elements": [text, turn]}}

@@ -107,6 +107,9 @@ class Format(ABC):
     name: ClassVar[str] = ""
     result_role: ClassVar[str] = "user"  # the chat role that carries tool results into the prompt
     stop: ClassVar[tuple[str, ...]] = ()  # stop sequences for generation, beyond the model's end-of-turn token
+    # How the format opens a tool result in the prompt. A model that writes it is inventing a result: generation
+    # stops there (None: results carry no marker of their own).
+    result_marker: ClassVar[str | None] = None
     # Set where constrained decoding can write this format's calls.
     envelope: ClassVar[CallEnvelope | None] = None
     # Tool names may keep dots (BFCL's `math.factorial`): the format writes calls as code, where a dot reads as

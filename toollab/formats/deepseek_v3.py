@@ -21,6 +21,7 @@ _CALL = re.compile(re.escape(CALL_BEGIN) + r"(.*?)(?:" + re.escape(CALL_END) + r
 
 class DeepSeekV3(Format):
     name = "deepseek_v3"
+    result_marker = "<｜tool▁output"  # opens both the results block and each result
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = tools_jsonl(tools)

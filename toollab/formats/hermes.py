@@ -34,6 +34,7 @@ def tool_responses(results: Sequence[ToolResultMessage]) -> str:
 class Hermes(Format):
     name = "hermes"
     envelope = ENVELOPE
+    result_marker = "<tool_response>"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = tools_jsonl(tools)

@@ -19,6 +19,7 @@ _NAMED = re.compile(r"\s*([A-Za-z0-9_.\-]+)\[ARGS\]")
 
 class Mistral(Format):
     name = "mistral"
+    result_marker = "[TOOL_RESULTS]"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = json.dumps(tools_to_openai(tools), ensure_ascii=False)

@@ -143,6 +143,7 @@ class Pythonic(Format):
     name = "pythonic"
     envelope = CallEnvelope(trigger="[", begin="[", end="]", arguments="pythonic")
     dotted_names = True
+    result_marker = "() returned:"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = json.dumps([t.to_dict() for t in tools], ensure_ascii=False)

@@ -43,6 +43,7 @@ def _value(text: str, as_string: bool) -> Any:
 
 class Qwen3Coder(Format):
     name = "qwen3_coder"
+    result_marker = "<tool_response>"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = tools_jsonl(tools)

@@ -20,7 +20,7 @@ _ANSWER = re.compile(r"^[ \t]*ANSWER[ \t]*:[ \t]*(.*)", re.MULTILINE | re.DOTALL
 class TextProtocol(Format):
     name = "text"
     envelope = ENVELOPE
-    stop = ("\nRESULT",)  # the harness writes results, not the model
+    result_marker = "RESULT {"
 
     def tools_prompt(self, tools: Sequence[ToolSpec]) -> str:
         listing = "\n".join(

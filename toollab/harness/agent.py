@@ -203,7 +203,7 @@ class Agent:
         """One model request (no tools once the final answer is asked for); on failure the run ends with status
         model_error and None is returned."""
         after_results = bool(run.messages) and isinstance(run.messages[-1], ToolResultMessage)
-        params = self.policy.params(self.tool_specs if run.final_reason is None else [], after_results)
+        params = self.policy.params(self.tool_specs if run.final_reason is None else [], after_results, run.control)
         if run.sinks:
             run.emit(ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools)))
         started = time.perf_counter()
@@ -221,7 +221,12 @@ class Agent:
         if run.sinks:
             run.emit(
                 ModelResponded(
-                    round=len(run.rounds), message=message, usage=response.usage, raw=response.raw, seconds=seconds
+                    round=len(run.rounds),
+                    message=message,
+                    usage=response.usage,
+                    raw=response.raw,
+                    seconds=seconds,
+                    stop_reason=response.stop_reason,
                 )
             )
         return message, response.usage, seconds
@@ -249,9 +254,15 @@ class Agent:
         results: dict[str, ToolResultMessage],
     ) -> None:
         """Run one turn's calls into `results` (by call id), filled in place: when cancelled it still holds a
-        result for every call. After the final request nothing runs; past the budget, the last calls do not."""
+        result for every call. After the final request nothing runs; past the budget, the last calls do not; a
+        finish beside other calls does not (it would end the run before their results were read)."""
         if not calls:
             return
+        if len(calls) > 1 and run.control is not None:
+            for call in calls:
+                if call.name == run.control:
+                    results[call.id] = dispatcher.fail(call, errors.not_alone(call.name), errors.NOT_ALONE)
+            calls = [c for c in calls if c.id not in results]
         if run.final_reason is not None:  # calls made anyway cannot run, but each gets its result
             for call in calls:
                 results[call.id] = dispatcher.fail(call, errors.tools_disabled(call.name), errors.TOOLS_DISABLED)

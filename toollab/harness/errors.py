@@ -21,6 +21,7 @@ CANCELLED = "cancelled"
 INTERRUPTED = "interrupted"
 BUDGET = "budget"
 TOOLS_DISABLED = "tools_disabled"
+NOT_ALONE = "not_alone"  # the finish action came beside tool calls
 
 
 def unknown_tool(name: Any, valid: Sequence[str]) -> str:
@@ -79,6 +80,13 @@ def interrupted(name: str) -> str:
 
 def budget_exhausted(name: str, limit: int) -> str:
     return f"Call to {name!r} was not run: the run's budget of {limit} tool calls is used up."
+
+
+def not_alone(name: str) -> str:
+    return (
+        f"Call to {name!r} was not run: it must come alone, in a turn of its own, once the results of your other "
+        "calls are back. Read them, then call it again."
+    )
 
 
 def tools_disabled(name: str) -> str:

@@ -43,12 +43,16 @@ class ModelRequested(_Event):
 
 
 class ModelResponded(_Event):
+    """The model's turn. `stop_reason` is the backend's own ("invented_result": a local model began writing a
+    tool result itself and was cut there); absent from logs written before it was recorded."""
+
     event: Literal["model_response"] = "model_response"
     round: int
     message: AssistantMessage
     usage: Usage
     raw: str | None = None
     seconds: float = 0.0
+    stop_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ToolCalled(_Event):

@@ -19,6 +19,12 @@ class ModelResponse:
     raw: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the backend stopped, in its own words ("stop_reason", or OpenAI's "finish_reason")."""
+        reason = self.metadata.get("stop_reason", self.metadata.get("finish_reason"))
+        return None if reason is None else str(reason)
+
 
 @runtime_checkable
 class Model(Protocol):

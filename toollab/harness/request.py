@@ -26,11 +26,13 @@ def check_choice(choice: str) -> str:
 @dataclass(frozen=True, slots=True)
 class RequestParams:
     """One request's tools and rules. `tool_choice` as `check_choice` reads it; `parallel`: several calls may come
-    in one turn."""
+    in one turn. `finish` names the harness's finish action among the tools, which must come alone (a turn holds
+    tool calls or a finish); a constrained decoder offers it only so."""
 
     tools: Sequence[ToolSpec] = ()
     tool_choice: str = "auto"
     parallel: bool = True
+    finish: str | None = None
 
     def __post_init__(self) -> None:
         check_choice(self.tool_choice)
@@ -65,9 +67,9 @@ class CallPolicy:
             parallel=self.parallel if parallel is None else parallel,
         )
 
-    def params(self, tools: Sequence[ToolSpec], after_results: bool) -> RequestParams:
+    def params(self, tools: Sequence[ToolSpec], after_results: bool, finish: str | None = None) -> RequestParams:
         choice = self.after_results if after_results else self.first_turn
-        return RequestParams(tools, choice if tools else "auto", self.parallel)
+        return RequestParams(tools, choice if tools else "auto", self.parallel, finish if tools else None)
 
 
 def policy_of(model: object) -> CallPolicy:

@@ -21,7 +21,7 @@ FINAL_PROMPT = {
     RunStatus.MAX_TOOL_CALLS: "You have used the tool-call budget. Give your final answer now, without calling tools.",
 }
 # Results of calls that never ran, so did not use the tool-call budget.
-_NOT_RUN = (errors.BUDGET, errors.TOOLS_DISABLED)
+_NOT_RUN = (errors.BUDGET, errors.TOOLS_DISABLED, errors.NOT_ALONE)
 
 
 class RunState:

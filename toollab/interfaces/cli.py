@@ -72,6 +72,8 @@ class RoundPrinter:
                 self.out.print(Panel(Text(event.raw), title="raw model output", border_style="dim"))
             if event.message.content:
                 self.out.print(Text(event.message.content))
+            if event.stop_reason == "invented_result":
+                self.out.print(Text("harness: the model began writing a tool result itself; cut there", "yellow"))
             for c in event.message.tool_calls:
                 self.out.print(Text.assemble(("call", "bold"), f" {c.name}({_short(c.arguments)})  ", (c.id, "dim")))
         elif isinstance(event, ToolReturned):

@@ -56,7 +56,9 @@ class Generation:
     prompt_tokens: int
     cached_tokens: int
     new_tokens: int
-    stop_reason: str  # "eos", "stop" (a stop sequence), "grammar" (a constraint's grammar ended) or "length"
+    # "eos", "stop" (a stop sequence), "invented_result" (the model began writing a tool result itself: cut
+    # there), "grammar" (a constraint's grammar ended) or "length"
+    stop_reason: str
     first_token_seconds: float
     decode_seconds: float
     truncated: bool = False  # constrained, out of tokens in the middle of the grammar (a call left unfinished)
@@ -102,6 +104,7 @@ class LocalModel:
         self.top_p = top_p
         self.seed = seed
         self.stop = tuple(stop) + self.format.stop
+        self.result_marker = self.format.result_marker
         self.dtype = dtype
         self.constraint = constraint
         self.policy = policy  # how an agent should ask this model for calls (None: the agent's default)
@@ -253,9 +256,9 @@ class LocalModel:
                     if matcher.finished():
                         stop_reason = "grammar"
                         break
-                hit = _first_stop(text, self.stop)
-                if hit is not None:
-                    text, stop_reason = text[:hit], "stop"
+                cut = stop_at(text, self.stop, self.result_marker)
+                if cut is not None:
+                    text, stop_reason = cut
                     break
                 if len(generated) == limit:
                     break
@@ -317,9 +320,16 @@ class LocalModel:
         return int(torch.multinomial(probs, 1, generator=self._generator))
 
 
-def _first_stop(text: str, stops: Sequence[str]) -> int | None:
-    hits = [i for i in (text.find(s) for s in stops if s) if i != -1]
-    return min(hits) if hits else None
+def stop_at(text: str, stops: Sequence[str], result_marker: str | None) -> tuple[str, str] | None:
+    """Where decoding stops in `text`, if anywhere: at the first stop sequence ("stop") or at the format's result
+    marker ("invented_result": the model began writing a tool result itself); the text before it and why."""
+    hits = [(i, "stop") for i in (text.find(s) for s in stops if s) if i != -1]
+    if result_marker and (i := text.find(result_marker)) != -1:
+        hits.append((i, "invented_result"))
+    if not hits:
+        return None
+    i, reason = min(hits, key=lambda hit: (hit[0], hit[1] == "stop"))
+    return text[:i], reason
 
 
 def _template_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
