@@ -140,7 +140,8 @@ pre{background:#f7f7f7;padding:.6em;white-space:pre-wrap;max-height:30em;overflo
 
 def render(summary: dict[str, Any], records: Sequence[ItemRecord]) -> str:
     config = summary["config"]
-    title = f"BFCL: {config.get('model')} ({config.get('format') or 'default format'})"
+    dataset = "BFCL" if config.get("dataset", "bfcl") == "bfcl" else f"dev set ({config.get('split')})"
+    title = f"{dataset}: {config.get('model')} ({config.get('format') or 'default format'})"
     errors = [
         [html.escape(name), html.escape(str(kind)), str(count)]
         for name, c in summary["categories"].items()

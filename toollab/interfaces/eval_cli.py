@@ -15,6 +15,7 @@ from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
 from toollab.eval.records import ItemRecord
+from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
 from toollab.interfaces.loading import load_local, progress_bar
@@ -39,7 +40,9 @@ def _columns(table: Table, *figures: str) -> None:
 
 
 def summary_table(summary: dict[str, Any]) -> Table:
-    table = Table(title=f"BFCL: {summary['config']['model']} ({summary['config'].get('format') or 'default format'})")
+    config = summary["config"]
+    dataset = "BFCL" if config.get("dataset", "bfcl") == "bfcl" else f"dev set ({config.get('split')})"
+    table = Table(title=f"{dataset}: {config['model']} ({config.get('format') or 'default format'})")
     _columns(table, "items", "accuracy [95% CI]", "calls readable", "schema-valid", "p50 s", "tokens out")
     rows = [*summary["categories"].items(), ("all", summary)]
     for name, c in rows:
@@ -56,18 +59,26 @@ def summary_table(summary: dict[str, Any]) -> Table:
     return table
 
 
+# Options `toollab eval bfcl` and `toollab eval synth` share.
+ModelOption = Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}, or {GROUND_TRUTH} (the self-check).")]
+FormatOption = Annotated[str | None, typer.Option(help=f"Tool-call format: {', '.join(FORMATS)}.")]
+LimitOption = Annotated[int | None, typer.Option(min=1, help="Items per category (a fixed sample).")]
+OutOption = Annotated[Path | None, typer.Option(help="Run folder; an existing one is resumed.")]
+ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Items in flight at once (for HTTP backends).")]
+TokensOption = Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")]
+TimeoutOption = Annotated[float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")]
+
+
 @app.command()
 def bfcl(
-    model: Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}, or {GROUND_TRUTH} (the self-check).")] = "local",
-    format: Annotated[str | None, typer.Option(help=f"Tool-call format: {', '.join(FORMATS)}.")] = None,
+    model: ModelOption = "local",
+    format: FormatOption = None,
     categories: Annotated[str, typer.Option(help=f"Comma-separated, from: {', '.join(CATEGORIES)}.")] = BASELINE,
-    limit: Annotated[int | None, typer.Option(min=1, help="Items per category (a fixed spread sample).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Run folder; an existing one is resumed.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Items in flight at once (for HTTP backends).")] = 1,
-    max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 192,
-    item_timeout: Annotated[
-        float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")
-    ] = None,
+    limit: LimitOption = None,
+    out: OutOption = None,
+    concurrency: ConcurrencyOption = 1,
+    max_new_tokens: TokensOption = 192,
+    item_timeout: TimeoutOption = None,
     constrained: Constrained = None,
     tool_choice: ToolChoiceOption = None,
     after_results: AfterResults = None,
@@ -75,12 +86,9 @@ def bfcl(
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
-    chosen = [c.strip() for c in categories.split(",") if c.strip()]
-    mode = "free" if constrained is False else "default" if constrained is None else "constrained"
-    folder = out or Path("runs") / f"bfcl-{model.replace(':', '-').replace('/', '-')}-{format or 'default'}-{mode}"
     config = RunConfig(
         model=model,
-        categories=chosen,
+        categories=[c.strip() for c in categories.split(",") if c.strip()],
         format=format,
         limit=limit,
         max_new_tokens=max_new_tokens,
@@ -91,6 +99,52 @@ def bfcl(
         after_results=after_results,
         parallel=parallel,
     )
+    _evaluate(config, out)
+
+
+@app.command()
+def synth(
+    model: ModelOption = "local",
+    split: Annotated[str, typer.Option(help=f"The dev set's split: {', '.join(SPLITS)}.")] = "dev",
+    format: FormatOption = None,
+    categories: Annotated[str, typer.Option(help=f"Comma-separated, from: {', '.join(SYNTH_CATEGORIES)}.")] = ",".join(
+        SYNTH_CATEGORIES
+    ),
+    limit: LimitOption = None,
+    out: OutOption = None,
+    concurrency: ConcurrencyOption = 1,
+    max_new_tokens: TokensOption = 192,
+    item_timeout: TimeoutOption = None,
+    constrained: Constrained = None,
+    tool_choice: ToolChoiceOption = None,
+    after_results: AfterResults = None,
+    parallel: Parallel = None,
+) -> None:
+    """Run the dev set (generated items in BFCL's shapes, and everyday agent tasks), judged like BFCL; tune on
+    this, never on BFCL. Writes results.jsonl, summary.json and report.html into --out."""
+    config = RunConfig(
+        model=model,
+        categories=[c.strip() for c in categories.split(",") if c.strip()],
+        format=format,
+        limit=limit,
+        max_new_tokens=max_new_tokens,
+        concurrency=concurrency,
+        item_timeout=item_timeout,
+        constrained=constrained,
+        tool_choice=tool_choice,
+        after_results=after_results,
+        parallel=parallel,
+        dataset="synth",
+        split=split,
+    )
+    _evaluate(config, out)
+
+
+def _evaluate(config: RunConfig, out: Path | None) -> None:
+    """Run `config` into `out` (a folder named after the run by default) with a live progress bar."""
+    mode = {None: "default", False: "free", True: "constrained"}[config.constrained]
+    name = f"{config.dataset}-{config.model.replace(':', '-').replace('/', '-')}-{config.format or 'default'}-{mode}"
+    folder = out or Path("runs") / name
     try:
         run = BfclRun(config, folder)
     except (ValueError, RuntimeError) as exc:
@@ -99,12 +153,12 @@ def bfcl(
     if len(pending) < len(run.items):
         console.print(f"resuming {folder}: {len(run.items) - len(pending)} items done, {len(pending)} to go")
     try:
-        load_local(run.model, console)
+        load_local(run.model, console, run.policy)
     except ModelError as exc:
         raise fail(str(exc)) from None
     right = done = 0
     with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
-        task = progress.add_task("BFCL", total=len(pending), accuracy="–")
+        task = progress.add_task(config.dataset, total=len(pending), accuracy="–")
 
         def on_record(record: ItemRecord) -> None:
             nonlocal right, done

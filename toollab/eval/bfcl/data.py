@@ -28,6 +28,12 @@ CATEGORIES = SINGLE_TURN + MULTI_TURN
 # Categories judged by whether a call was made, not by its content.
 RELEVANCE = ("irrelevance", "live_irrelevance", "live_relevance")
 
+
+def judged_by_relevance(category: str) -> bool:
+    """Whether items of `category` pass on making a call or not (BFCL's and the dev set's (ir)relevance)."""
+    return category in RELEVANCE or category.endswith("_irrelevance")
+
+
 # Which BFCL function-doc file serves each environment class of the multi-turn categories.
 _FUNC_DOCS = {
     "GorillaFileSystem": "gorilla_file_system.json",

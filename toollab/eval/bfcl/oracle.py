@@ -8,7 +8,7 @@ import ast
 from collections.abc import Sequence
 from typing import Any
 
-from toollab.eval.bfcl.data import RELEVANCE, Item
+from toollab.eval.bfcl.data import Item, judged_by_relevance
 from toollab.formats import Format
 from toollab.harness import AssistantMessage, Message, ModelResponse, ToolCall, UserMessage
 from toollab.harness.request import RequestParams
@@ -42,7 +42,7 @@ def answer_calls(item: Item) -> list[ToolCall]:
     irrelevance)."""
     if item.category == "live_relevance":
         return [ToolCall(name=item.functions[0]["name"], arguments={})]
-    if item.category in RELEVANCE:
+    if judged_by_relevance(item.category):
         return []
     required = {f["name"]: set(f.get("parameters", {}).get("required", [])) for f in item.functions}
     calls = []

@@ -27,6 +27,8 @@ from toollab.eval.records import ItemRecord, RecordHead
 from toollab.eval.report import write_report
 from toollab.eval.results import ResultsFile
 from toollab.eval.summary import summarize
+from toollab.eval.synth.generate import TASKS, load_synth
+from toollab.eval.synth.tasks import run_task
 from toollab.formats import Format, get_format
 from toollab.harness import Model
 from toollab.harness.request import policy_of
@@ -51,6 +53,8 @@ class RunConfig:
     tool_choice: str | None = None  # auto, required, none or a tool name (the first turn's)
     after_results: str | None = None  # the tool choice after tool results (multi-turn)
     parallel: bool | None = None  # several calls in one turn
+    dataset: str = "bfcl"  # "bfcl", or "synth" (the dev set, `toollab.eval.synth`)
+    split: str | None = None  # the dev set's split: train, dev or test
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resumption (the same items must mean the same thing)."""
@@ -58,10 +62,13 @@ class RunConfig:
 
 
 # The fields that make two runs' items comparable; a run folder may only be resumed with the same values.
-IDENTITY = ("model", "format", "max_new_tokens", "constrained", "tool_choice", "after_results", "parallel")
+IDENTITY = (
+    *("dataset", "split", "model", "format", "max_new_tokens"),
+    *("constrained", "tool_choice", "after_results", "parallel"),
+)
 # What a run.json without a field meant when it was written (before the defaults moved to `load_model`).
 _OLD_DEFAULTS = {"format": None, "max_new_tokens": 192, "constrained": False, "tool_choice": "auto"}
-_OLD_DEFAULTS |= {"after_results": "auto", "parallel": True}
+_OLD_DEFAULTS |= {"after_results": "auto", "parallel": True, "dataset": "bfcl", "split": None}
 
 
 Progress = Callable[[ItemRecord], None]
@@ -81,7 +88,12 @@ class BfclRun:
             raise RuntimeError("the report needs matplotlib: pip install 'toollab[eval]'")
         self.out = Path(out)
         self.results = ResultsFile(self.out / "results.jsonl")
-        self.items: list[Item] = load(config.categories, config.limit)
+        if config.dataset == "synth":
+            self.items: list[Item] = load_synth(config.categories, config.split or "dev", config.limit)
+        elif config.dataset == "bfcl":
+            self.items = load(config.categories, config.limit)
+        else:
+            raise ValueError(f"unknown dataset {config.dataset!r}: bfcl or synth")
         self.config = config
         self.model = model if model is not None or config.model == GROUND_TRUTH else self._load_model()
         self.policy = policy_of(self.model).updated(config.tool_choice, config.after_results, config.parallel)
@@ -129,6 +141,8 @@ class BfclRun:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.config.item_timeout):
+                if item.category == TASKS:
+                    return await run_task(item, model, head, self.policy)
                 if item.multi_turn:
                     return await run_multi_turn(item, model, head, self.policy, run_name=self.run_name)
                 keep_dots = fmt is not None and fmt.dotted_names

@@ -9,7 +9,7 @@ from typing import Any
 from toollab.eval import layers
 from toollab.eval.bfcl.calls import ReadCalls, operations, read_calls
 from toollab.eval.bfcl.checker import UNREADABLE, check_ast, check_relevance
-from toollab.eval.bfcl.data import RELEVANCE, Item
+from toollab.eval.bfcl.data import Item, judged_by_relevance
 from toollab.eval.bfcl.schema import ToolSet, tool_set
 from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.harness import Message, Model, ModelError, SystemMessage, Usage, UserMessage
@@ -39,7 +39,7 @@ def prompt_of(model: Model, messages: list[Message], tools: ToolSet) -> str:
 
 def expected_calls(item: Item) -> list[tuple[str, dict[str, list[Any]]]]:
     """The answer as (name, acceptable values per argument); relevance items have none (or any, for relevance)."""
-    if item.category in RELEVANCE or not item.answer:
+    if judged_by_relevance(item.category) or not item.answer:
         return []
     return [(name, arguments) for call in item.answer for name, arguments in call.items()]
 
@@ -58,7 +58,7 @@ async def run_single_turn(
         return failed(head, str(exc), exc.source, time.perf_counter() - started, prompt=prompt)
     latency = time.perf_counter() - started
     read = read_calls(response.message.tool_calls, tools)
-    if item.category in RELEVANCE:
+    if judged_by_relevance(item.category):
         verdict = check_relevance(item.category, bool(read.calls))
     elif read.parse_failures:
         verdict = UNREADABLE

@@ -1,0 +1,113 @@
+"""The dev set: generated items in BFCL's shapes and everyday agent tasks, kept apart from BFCL and judged right."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+
+import pytest
+
+from toollab import FunctionModel, ScriptedModel, call
+from toollab.eval import BfclRun, RunConfig
+from toollab.eval.bfcl.data import CATEGORIES, load_category
+from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES, load_synth
+from toollab.eval.synth.everyday import EVERYDAY_TOOLS, time_in, weather_of
+from toollab.eval.synth.families import FAMILIES
+from toollab.eval.synth.generate import SINGLE, families, split_of
+from toollab.eval.synth.tasks import MARKUP, TEMPLATES, Expect, judge
+from toollab.harness import RunStatus
+
+
+def bfcl_names_and_questions() -> tuple[set[str], set[str]]:
+    names, questions = set(), set()
+    for category in CATEGORIES:
+        for item in load_category(category):
+            names |= {f["name"] for f in item.functions}
+            questions |= {m["content"].strip().lower() for turn in item.turns for m in turn if m.get("content")}
+    return names, questions
+
+
+def test_nothing_in_it_comes_from_bfcl():
+    names, questions = bfcl_names_and_questions()
+    assert len(names) > 1500 and len(questions) > 3000  # all of BFCL's categories were read
+    ours = {fn.name for family in FAMILIES for fn in family.functions} | {t.name for t in EVERYDAY_TOOLS}
+    assert not ours & names
+    for split in SPLITS:
+        items = load_synth(SYNTH_CATEGORIES, split, 60)
+        assert not {it.turns[0][0]["content"].strip().lower() for it in items} & questions
+
+
+def test_splits_hold_their_functions_and_templates_apart():
+    owner: dict[str, str] = {}
+    for split in SPLITS:
+        for family in families(split):
+            for fn in family.functions:
+                assert owner.setdefault(fn.name, split) == split
+        for item in load_synth(SINGLE, split, 30):
+            assert all(owner[f["name"]] == split for f in item.functions), item.id
+    assert {split_of(f.name) for f in FAMILIES} == set(SPLITS)
+    kinds: dict[object, set[str]] = defaultdict(set)
+    for template in TEMPLATES.values():  # a kind: one tool (which), no tool, or two steps
+        kinds[template.tools if len(template.tools) < 2 else "two steps"].add(template.split)
+    assert all(splits == set(SPLITS) for splits in kinds.values()), kinds  # every kind of task in every split
+    task_ids = {it.entry["template"] for it in load_synth(["synth_task"], "dev", 200)}
+    assert all(TEMPLATES[name].split == "dev" for name in task_ids)
+
+
+def test_the_same_items_every_time_and_a_smaller_limit_is_a_prefix():
+    big, small = load_synth(SYNTH_CATEGORIES, "dev", 12), load_synth(SYNTH_CATEGORIES, "dev", 5)
+    again = load_synth(SYNTH_CATEGORIES, "dev", 12)
+    assert [i.turns for i in big] == [i.turns for i in again]
+    by_category = defaultdict(list)
+    for item in big:
+        by_category[item.category].append(item.id)
+    assert [i.id for i in small] == [i for c in SYNTH_CATEGORIES for i in by_category[c][:5]]
+    with pytest.raises(ValueError, match="unknown split"):
+        load_synth(["synth_simple"], "holdout")
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_its_own_ground_truth_scores_everything_through_the_pipeline(tmp_path, split):
+    """Written in a wire format, parsed back, judged by BFCL's checker: the items and answers fit each other."""
+    config = RunConfig(model="ground-truth", categories=list(SINGLE), limit=25, dataset="synth", split=split)
+    summary = asyncio.run(BfclRun(config, tmp_path).run())
+    assert summary["accuracy"]["k"] == summary["items"] == 125, summary["categories"]
+
+
+def test_answers_are_judged_by_value_and_without_markup():
+    assert Expect(391).met_by("17 times 23 is 391.") and Expect(391).met_by("391.0")
+    assert Expect(30.447).met_by("about 30.45 miles") and not Expect(30.447).met_by("31 miles")
+    assert Expect(1234).met_by("1,234") and Expect(text="blue").met_by("Blue.")
+    assert judge("<tool_response>\n391\n</tool_response>", Expect(391), RunStatus.COMPLETED) == (False, "task:markup")
+    assert judge(None, Expect(391), RunStatus.MAX_STEPS) == (False, "task:max_steps")
+    assert judge("", Expect(391), RunStatus.COMPLETED) == (False, "task:no_answer")
+    assert judge("It is 391", Expect(391), RunStatus.COMPLETED) == (True, "")
+    assert all(MARKUP.search(m) for m in ("<tool_call>", "[TOOL_CALLS]", 'CALL {"tool"', "<|im_start|>"))
+
+
+def test_an_everyday_task_run_by_a_right_agent_passes_and_a_wrong_one_fails(tmp_path):
+    items = load_synth(["synth_task"], "dev", 40)
+    item = next(i for i in items if i.entry["template"] == "fahrenheit")
+    city = item.turns[0][0]["content"].split(" in ")[1].split(" in degrees")[0]
+    celsius = weather_of(city)[0]
+    right = ScriptedModel(
+        [
+            call("weather_now", city=city),
+            call("arith", expression=f"{celsius} * 9 / 5 + 32"),
+            call("finish", answer=f"It is {celsius * 9 / 5 + 32:g} °F in {city}."),
+        ]
+    )
+    config = RunConfig(model="right", categories=["synth_task"], limit=40, dataset="synth", split="dev")
+    run = BfclRun(config, tmp_path / "right", model=right)
+    record = asyncio.run(run.run_item(item))
+    assert record.valid and record.layers.selection.recall == 1.0 and record.layers.trajectory.in_order == 1.0
+    invented = FunctionModel(lambda m, t: "<tool_response>\n70\n</tool_response>")
+    wrong = asyncio.run(BfclRun(config, tmp_path / "wrong", model=invented).run_item(item))
+    assert not wrong.valid and wrong.error_type == "task:markup" and wrong.layers.selection.recall == 0.0
+    json.loads(wrong.model_dump_json())
+
+
+def test_the_everyday_tools_are_deterministic():
+    assert weather_of("Oslo") == weather_of(" oslo ") and time_in("Lima") == time_in("lima")
+    assert len({weather_of(c) for c in ("Oslo", "Lima", "Cusco", "Porto", "Bergen")}) > 1

@@ -1,0 +1,761 @@
+"""The dev set's function families: a domain each, its functions in BFCL's doc vocabulary, and how people ask.
+
+A question template names its slots after the function's parameters (`{city}`); a parameter the template leaves
+out must be optional, and the answer then accepts leaving it out or its default. Values come from the pools below,
+or from a parameter's own. Names and wording are this project's own (the test holds them apart from BFCL's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str  # BFCL's words: string, integer, float, boolean
+    description: str
+    enum: tuple[str, ...] = ()
+    default: Any = None  # a parameter with a default is optional
+    pool: str | None = None  # where values come from (the enum, or POOLS[pool or name])
+    words: tuple[str, str] = ("yes", "no")  # how a question says True and False
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(frozen=True)
+class Fn:
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    asks: tuple[str, ...]  # question templates with {param} slots
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    functions: tuple[Fn, ...] = field(default_factory=tuple)
+
+
+POOLS: dict[str, tuple[Any, ...]] = {
+    "city": (
+        "Lisbon",
+        "Tromso",
+        "Cusco",
+        "Nagoya",
+        "Windhoek",
+        "Tallinn",
+        "Hobart",
+        "Quebec City",
+        "Mombasa",
+        "Valparaiso",
+        "Porto",
+        "Kraków",
+        "Auckland",
+        "Bergen",
+        "Seville",
+        "Daejeon",
+    ),
+    "person": ("Amara", "Jonas", "Priya", "Tomasz", "Lucía", "Kenji", "Fatou", "Oskar", "Mei", "Rafael", "Ingrid"),
+    "date": ("2027-03-14", "2027-05-02", "2027-07-21", "2027-09-09", "2027-11-30", "2028-01-17", "2028-02-29"),
+    "weekday": ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+    "time": ("08:30", "12:15", "18:45", "19:30", "20:00", "07:10"),
+    "small_int": (2, 3, 4, 5, 6, 8),
+    "hours": (1, 2, 3, 4, 6),
+    "amount": (12.5, 40.0, 75.25, 120.0, 300.0, 18.9),
+    "tracking": ("ZX4471", "QP2209", "TR88310", "LM5567", "BK1042"),
+    "plant": ("basil", "monstera", "lavender", "fern", "aloe vera", "tomato seedling"),
+    "station": ("Harbor Square", "Old Mill", "Central Park North", "Riverside", "Elm Street"),
+    "ingredient": ("buttermilk", "eggs", "brown sugar", "heavy cream", "self-raising flour", "honey"),
+    "book": ("The Salt Roads", "A Map of Rivers", "Quiet Engines", "Notes from the Reef", "The Last Lantern"),
+    "card": ("LC-20931", "LC-55012", "LC-71884", "LC-10446"),
+    "trainer": ("Dana", "Marco", "Yuki", "Selma"),
+    "pet": ("Biscuit", "Luna", "Pepper", "Mochi", "Rex"),
+    "phrase": ("good morning", "where is the station", "thank you very much", "how much does it cost"),
+    "district": ("Old Town", "Harborfront", "University Hill", "Market Quarter"),
+    "film": ("Glass Tides", "The Orchard Keeper", "Northern Static", "Paper Moons"),
+    "cinema": ("Odeon Riverside", "Lumiere Hall", "Starlight Cinema"),
+    "vegetable": ("carrots", "lettuce", "zucchini", "beans", "radishes"),
+    "color": ("blue", "yellow", "red", "white", "green"),
+    "item": ("pizza box", "glass jar", "battery", "milk carton", "old t-shirt"),
+    "street": ("Baker Lane", "Maple Avenue", "Quay Road", "Linden Street"),
+    "show": ("Deep Field", "The Long Commute", "Kitchen Science", "Night Owls"),
+    "topic": ("volcanoes", "sleep", "bread baking", "electric cars", "bees"),
+    "harbor": ("Port Elin", "Saltcove", "Gull Point", "Westhaven"),
+    "trail": ("Eagle Ridge", "Fern Gully Loop", "Summit Path", "Blue Lake Trail"),
+    "language": ("spanish", "french", "german", "italian", "japanese"),
+    "car": ("Corolla 2019", "Golf 2021", "Model 3 2022", "Civic 2018"),
+    "museum": ("City Museum of Art", "Maritime Museum", "Natural History Hall"),
+    "theme": ("dinosaurs", "impressionism", "ancient egypt", "space travel"),
+    "room": ("kitchen", "bedroom", "living room", "office"),
+    "restaurant": ("Casa Lume", "The Green Fork", "Sakura Bar", "Olive & Thyme"),
+    "dish": ("pad thai", "mushroom risotto", "falafel wrap", "lemon tart"),
+    "team": ("Riverside Rovers", "Northfield United", "Harbor City FC", "Old Town Athletic"),
+    "organization": ("Food Bank East", "Green Parks Trust", "City Animal Shelter"),
+    "code": ("EUR", "USD", "JPY", "GBP", "CHF", "NOK"),
+    "episode": ("EP-301", "EP-118", "EP-642"),
+    "showing": ("SHW-7781", "SHW-1022", "SHW-5530"),
+    "train": ("IC 512", "RE 77", "EX 903"),
+    "rating": (1200, 1450, 1610, 1875, 2010),
+    "percent": (3.5, 4.2, 5.0, 6.75),
+    "years": (5, 10, 15, 20, 30),
+    "principal": (15000.0, 80000.0, 250000.0),
+    "kwh": (3.2, 12.5, 40.0, 250.0),
+    "price": (0.18, 0.25, 0.32),
+    "watts": (60, 800, 1500, 2000),
+    "area": (12.0, 24.5, 38.0, 55.0),
+    "flavor_days": (3, 7, 12, 20),
+    "inscription": ("Happy birthday Ana", "Well done Jonas", "Welcome home"),
+}
+
+
+def p(name: str, type: str, description: str, **kw: Any) -> Param:
+    return Param(name, type, description, **kw)
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "parcels",
+        (
+            Fn(
+                "trace_shipment",
+                "Report where a parcel is now, from its tracking code.",
+                (p("tracking_code", "string", "The carrier's tracking code, for example ZX4471.", pool="tracking"),),
+                (
+                    "Where is my parcel {tracking_code} right now?",
+                    "Can you track shipment {tracking_code} for me?",
+                    "Has package {tracking_code} moved yet?",
+                ),
+            ),
+            Fn(
+                "delivery_days_estimate",
+                "Estimate how many days a parcel takes between two cities.",
+                (
+                    p("origin_city", "string", "City the parcel leaves from.", pool="city"),
+                    p("destination_city", "string", "City it goes to.", pool="city"),
+                    p("express", "boolean", "Whether express shipping is used.", default=False),
+                ),
+                (
+                    "How long does a parcel take from {origin_city} to {destination_city}?",
+                    "If I post something in {origin_city}, when will it reach {destination_city}?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "plants",
+        (
+            Fn(
+                "watering_plan",
+                "Say how often a plant species needs water.",
+                (
+                    p("species", "string", "Common name of the plant.", pool="plant"),
+                    p("pot_liters", "float", "Pot volume in liters.", default=2.0, pool="amount"),
+                ),
+                (
+                    "How often should I water my {species}?",
+                    "My {species} is in a {pot_liters} liter pot. How often does it need water?",
+                ),
+            ),
+            Fn(
+                "sunlight_requirement",
+                "Describe how much sunlight a plant species wants.",
+                (p("species", "string", "Common name of the plant.", pool="plant"),),
+                ("Does a {species} like full sun?", "How much light does {species} need?"),
+            ),
+        ),
+    ),
+    Family(
+        "bike_share",
+        (
+            Fn(
+                "dock_bikes_free",
+                "Count the bikes available at a bike-share dock.",
+                (p("dock", "string", "Name of the dock.", pool="station"),),
+                ("Are there bikes left at the {dock} dock?", "How many bikes can I grab at {dock}?"),
+            ),
+            Fn(
+                "hire_bike",
+                "Rent a bike from a dock for some hours.",
+                (
+                    p("dock", "string", "Name of the dock.", pool="station"),
+                    p("hours", "integer", "Rental length in hours.", pool="hours"),
+                ),
+                (
+                    "Rent me a bike at {dock} for {hours} hours.",
+                    "I'd like a bike from {dock} for {hours} hours, please.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "kitchen_math",
+        (
+            Fn(
+                "rescale_recipe_amount",
+                "Scale an ingredient amount from one number of servings to another.",
+                (
+                    p("quantity", "float", "The amount in the recipe.", pool="amount"),
+                    p("servings_from", "integer", "Servings the recipe makes.", pool="small_int"),
+                    p("servings_to", "integer", "Servings wanted.", pool="small_int"),
+                ),
+                (
+                    "A recipe for {servings_from} needs {quantity} grams of butter. How much for {servings_to} people?",
+                    "Scale {quantity} ml from {servings_from} servings to {servings_to} servings.",
+                ),
+            ),
+            Fn(
+                "pantry_swap",
+                "Suggest a substitute for an ingredient you do not have.",
+                (p("ingredient", "string", "The missing ingredient.", pool="ingredient"),),
+                ("I ran out of {ingredient}. What can I use instead?", "What's a good substitute for {ingredient}?"),
+            ),
+        ),
+    ),
+    Family(
+        "rail",
+        (
+            Fn(
+                "upcoming_departures",
+                "List the next trains leaving a station.",
+                (
+                    p("station", "string", "Station name.", pool="station"),
+                    p("line", "string", "Only this line.", default="any", pool="train"),
+                ),
+                ("When is the next train from {station}?", "What leaves {station} next on line {line}?"),
+            ),
+            Fn(
+                "train_platform",
+                "Find the platform a train departs from.",
+                (p("train_number", "string", "The train's number, like IC 512.", pool="train"),),
+                ("Which platform does {train_number} leave from?", "Where do I board train {train_number}?"),
+            ),
+        ),
+    ),
+    Family(
+        "library",
+        (
+            Fn(
+                "extend_loan",
+                "Renew a borrowed library book.",
+                (
+                    p("card_number", "string", "Library card number.", pool="card"),
+                    p("title", "string", "Title of the book.", pool="book"),
+                ),
+                (
+                    "Please renew '{title}' on card {card_number}.",
+                    "Can you extend my loan of {title}? My card is {card_number}.",
+                ),
+            ),
+            Fn(
+                "late_return_fee",
+                "Compute the fine for a book returned late.",
+                (
+                    p("days_late", "integer", "Days past the due date.", pool="flavor_days"),
+                    p("daily_rate", "float", "Fine per day.", default=0.25, pool="price"),
+                ),
+                (
+                    "What's the fine for a book {days_late} days late?",
+                    "I'm {days_late} days late and they charge {daily_rate} a day. What do I owe?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "gym",
+        (
+            Fn(
+                "reserve_class_spot",
+                "Book a place in a fitness class.",
+                (
+                    p("class_type", "string", "The class.", enum=("yoga", "spin", "pilates", "boxing")),
+                    p("day", "string", "Day of the week.", pool="weekday"),
+                ),
+                ("Book me into {class_type} on {day}.", "Is there room in the {day} {class_type} class? Sign me up."),
+            ),
+            Fn(
+                "coach_free_slots",
+                "Show when a personal trainer has free time.",
+                (p("coach", "string", "The trainer's first name.", pool="trainer"),),
+                ("When is {coach} free for a session?", "Does coach {coach} have any openings?"),
+            ),
+        ),
+    ),
+    Family(
+        "vet",
+        (
+            Fn(
+                "next_vaccination",
+                "Give the date a pet's next vaccination is due.",
+                (
+                    p("pet_name", "string", "The pet's name.", pool="pet"),
+                    p("species", "string", "Kind of animal.", enum=("dog", "cat", "rabbit")),
+                ),
+                (
+                    "When is {pet_name}'s next shot due? {pet_name} is a {species}.",
+                    "My {species} {pet_name} needs vaccines. When is the next one?",
+                ),
+            ),
+            Fn(
+                "vet_opening_hours",
+                "Opening hours of the vet clinic in a city.",
+                (p("city", "string", "City of the clinic."),),
+                ("When is the vet in {city} open?", "What are the clinic hours in {city}?"),
+            ),
+        ),
+    ),
+    Family(
+        "energy",
+        (
+            Fn(
+                "electricity_bill_part",
+                "Cost of some energy at a price per kilowatt-hour.",
+                (
+                    p("kwh", "float", "Energy used, kWh.", pool="kwh"),
+                    p("price_per_kwh", "float", "Price per kWh.", pool="price"),
+                ),
+                (
+                    "What do {kwh} kWh cost at {price_per_kwh} per kWh?",
+                    "At {price_per_kwh} a kilowatt-hour, how much is {kwh} kWh?",
+                ),
+            ),
+            Fn(
+                "appliance_energy",
+                "Energy an appliance uses, from its power and hours of use.",
+                (
+                    p("watts", "integer", "Power in watts.", pool="watts"),
+                    p("hours", "float", "Hours switched on.", pool="hours"),
+                ),
+                (
+                    "How much energy does a {watts} W heater use in {hours} hours?",
+                    "A {watts} watt device runs for {hours} hours. How many kWh is that?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "phrasebook",
+        (
+            Fn(
+                "say_it_in",
+                "Translate a short travel phrase into a language.",
+                (
+                    p("phrase", "string", "The phrase in English."),
+                    p(
+                        "language",
+                        "string",
+                        "Target language.",
+                        enum=("spanish", "french", "german", "italian", "japanese"),
+                    ),
+                ),
+                ("How do I say '{phrase}' in {language}?", "Translate '{phrase}' to {language}."),
+            ),
+        ),
+    ),
+    Family(
+        "parking",
+        (
+            Fn(
+                "open_parking_spaces",
+                "Find free parking in a district.",
+                (
+                    p("district", "string", "Part of town."),
+                    p("max_hourly", "float", "Most you will pay per hour.", default=10.0, pool="price"),
+                ),
+                ("Where can I park in {district}?", "Any parking in {district} under {max_hourly} an hour?"),
+            ),
+            Fn(
+                "parking_charge",
+                "Total parking charge for a stay.",
+                (p("hours", "integer", "Hours parked."), p("hourly_rate", "float", "Rate per hour.", pool="amount")),
+                ("I parked {hours} hours at {hourly_rate} per hour. What do I pay?",),
+            ),
+        ),
+    ),
+    Family(
+        "cinema",
+        (
+            Fn(
+                "film_showtimes",
+                "Showtimes of a film at a cinema.",
+                (p("cinema", "string", "The cinema."), p("film", "string", "Film title.")),
+                ("When is {film} playing at {cinema}?", "Showtimes for {film} at {cinema}, please."),
+            ),
+            Fn(
+                "seats_remaining",
+                "Seats still free for a showing.",
+                (p("showing_id", "string", "The showing's id.", pool="showing"),),
+                ("How many seats are left for showing {showing_id}?",),
+            ),
+        ),
+    ),
+    Family(
+        "vegetable_garden",
+        (
+            Fn(
+                "last_frost_estimate",
+                "Estimate the last spring frost date for a city.",
+                (p("city", "string", "The city."),),
+                (
+                    "When is the last frost usually in {city}?",
+                    "Is it safe to plant out in {city} yet? When does frost end?",
+                ),
+            ),
+            Fn(
+                "row_spacing",
+                "Recommended spacing between plants of a vegetable, in centimeters.",
+                (p("vegetable", "string", "The vegetable."),),
+                ("How far apart should I plant {vegetable}?", "What spacing do {vegetable} need?"),
+            ),
+        ),
+    ),
+    Family(
+        "painting",
+        (
+            Fn(
+                "paint_volume",
+                "Liters of paint for a wall area.",
+                (
+                    p("area_m2", "float", "Wall area in square meters.", pool="area"),
+                    p("coats", "integer", "Number of coats.", default=2, pool="small_int"),
+                ),
+                (
+                    "How much paint for {area_m2} square meters?",
+                    "I'm painting {area_m2} m2 with {coats} coats. How many liters?",
+                ),
+            ),
+            Fn(
+                "blend_colors",
+                "Name the color two paints make when mixed.",
+                (
+                    p("first", "string", "One paint color.", pool="color"),
+                    p("second", "string", "The other.", pool="color"),
+                ),
+                ("What do {first} and {second} make when mixed?", "If I mix {first} with {second}, what color is it?"),
+            ),
+        ),
+    ),
+    Family(
+        "recycling",
+        (
+            Fn(
+                "which_bin",
+                "Say which bin an item goes in.",
+                (p("item", "string", "The thing to throw away."),),
+                ("Which bin does a {item} go in?", "How do I recycle a {item}?"),
+            ),
+            Fn(
+                "pickup_day",
+                "Day the bins are collected on a street.",
+                (p("street", "string", "Street name."),),
+                ("When are bins collected on {street}?", "What day is trash pickup on {street}?"),
+            ),
+        ),
+    ),
+    Family(
+        "money_exchange",
+        (
+            Fn(
+                "fx_quote",
+                "The exchange rate between two currencies.",
+                (
+                    p("base", "string", "Currency code to convert from.", pool="code"),
+                    p("quote", "string", "Currency code to convert to.", pool="code"),
+                ),
+                ("What is the {base} to {quote} rate today?", "How many {quote} for one {base}?"),
+            ),
+            Fn(
+                "fx_swap_amount",
+                "Convert an amount of money between currencies.",
+                (
+                    p("amount", "float", "How much money."),
+                    p("from_code", "string", "Its currency code.", pool="code"),
+                    p("to_code", "string", "Target currency code.", pool="code"),
+                ),
+                ("How much is {amount} {from_code} in {to_code}?", "Convert {amount} {from_code} to {to_code}."),
+            ),
+        ),
+    ),
+    Family(
+        "ride_share",
+        (
+            Fn(
+                "split_fare",
+                "Split a ride's cost evenly between riders.",
+                (
+                    p("total", "float", "Total fare.", pool="amount"),
+                    p("riders", "integer", "People sharing.", pool="small_int"),
+                ),
+                (
+                    "We are {riders} people and the taxi cost {total}. How much each?",
+                    "Split a {total} fare {riders} ways.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "chess_club",
+        (
+            Fn(
+                "elo_update",
+                "New rating after a game, from both players' ratings and the result.",
+                (
+                    p("my_rating", "integer", "Your rating.", pool="rating"),
+                    p("opponent_rating", "integer", "Opponent's rating.", pool="rating"),
+                    p("outcome", "string", "Your result.", enum=("win", "loss", "draw")),
+                ),
+                ("I'm rated {my_rating} and got a {outcome} against a {opponent_rating}. What's my new rating?",),
+            ),
+        ),
+    ),
+    Family(
+        "dentist",
+        (
+            Fn(
+                "dental_checkup_booking",
+                "Book a dental check-up for a patient on a date.",
+                (p("patient", "string", "Patient's name.", pool="person"), p("date", "string", "Date, YYYY-MM-DD.")),
+                ("Book a dental check-up for {patient} on {date}.", "Can {patient} see the dentist on {date}?"),
+            ),
+        ),
+    ),
+    Family(
+        "podcasts",
+        (
+            Fn(
+                "podcast_episodes_about",
+                "Find episodes of a show on a topic.",
+                (p("show", "string", "Podcast name."), p("topic", "string", "What the episode is about.")),
+                ("Did {show} ever do an episode about {topic}?", "Find {show} episodes on {topic}."),
+            ),
+            Fn(
+                "episode_runtime",
+                "Length of an episode in minutes.",
+                (p("episode_id", "string", "Episode id.", pool="episode"),),
+                ("How long is episode {episode_id}?",),
+            ),
+        ),
+    ),
+    Family(
+        "tides",
+        (
+            Fn(
+                "tide_table",
+                "High and low tide times at a harbor on a date.",
+                (p("harbor", "string", "Harbor name."), p("date", "string", "Date, YYYY-MM-DD.")),
+                ("When is high tide at {harbor} on {date}?", "Tide times for {harbor}, {date}."),
+            ),
+        ),
+    ),
+    Family(
+        "bakery",
+        (
+            Fn(
+                "order_custom_cake",
+                "Order a cake.",
+                (
+                    p("flavor", "string", "Cake flavor.", enum=("chocolate", "vanilla", "carrot", "lemon")),
+                    p("tiers", "integer", "Number of tiers.", pool="small_int"),
+                    p("inscription", "string", "Text written on top.", default=""),
+                ),
+                (
+                    "Order a {flavor} cake with {tiers} tiers.",
+                    "I want a {tiers}-tier {flavor} cake that says '{inscription}'.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "hiking",
+        (
+            Fn(
+                "trail_grade",
+                "How hard a hiking trail is.",
+                (p("trail", "string", "Trail name."),),
+                ("Is {trail} a hard hike?", "How difficult is {trail}?"),
+            ),
+            Fn(
+                "trail_climb",
+                "Total climb of a trail.",
+                (
+                    p("trail", "string", "Trail name."),
+                    p("unit", "string", "Unit of the answer.", enum=("meters", "feet"), default="meters"),
+                ),
+                ("How much climbing is on {trail}?", "What's the elevation gain of {trail} in {unit}?"),
+            ),
+        ),
+    ),
+    Family(
+        "language_school",
+        (
+            Fn(
+                "class_timetable",
+                "When a language course meets.",
+                (
+                    p("language", "string", "Language taught."),
+                    p("level", "string", "Course level.", enum=("beginner", "intermediate", "advanced")),
+                ),
+                ("When does the {level} {language} course meet?", "Schedule for {language}, {level} level?"),
+            ),
+        ),
+    ),
+    Family(
+        "car_care",
+        (
+            Fn(
+                "recommended_tire_pressure",
+                "Tire pressure a car model should run at.",
+                (p("car_model", "string", "Model and year.", pool="car"),),
+                ("What tire pressure for a {car_model}?", "How much air do the tires on my {car_model} need?"),
+            ),
+            Fn(
+                "service_interval",
+                "Kilometers between oil changes for a car model.",
+                (
+                    p("car_model", "string", "Model and year.", pool="car"),
+                    p("driving", "string", "Mostly city or highway.", enum=("city", "highway"), default="city"),
+                ),
+                (
+                    "How often does a {car_model} need an oil change?",
+                    "Oil change interval for a {car_model} driven mostly on the {driving}?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "museums",
+        (
+            Fn(
+                "admission_price",
+                "Ticket price at a museum for a kind of visitor.",
+                (
+                    p("museum", "string", "Museum name."),
+                    p("visitor", "string", "Visitor type.", enum=("adult", "child", "senior", "student")),
+                ),
+                ("How much is a {visitor} ticket at the {museum}?", "Entry price for a {visitor} at {museum}?"),
+            ),
+            Fn(
+                "exhibits_on",
+                "Current exhibitions on a theme.",
+                (p("theme", "string", "The theme."),),
+                ("Is there an exhibition about {theme} on now?", "Which museums show {theme} at the moment?"),
+            ),
+        ),
+    ),
+    Family(
+        "sky",
+        (
+            Fn(
+                "lunar_phase",
+                "The moon's phase on a date.",
+                (p("date", "string", "Date, YYYY-MM-DD."),),
+                ("What phase is the moon on {date}?", "Will there be a full moon on {date}?"),
+            ),
+            Fn(
+                "planets_tonight",
+                "Planets visible from a city on a date.",
+                (p("city", "string", "Where you are."), p("date", "string", "Date, YYYY-MM-DD.")),
+                ("Which planets can I see from {city} on {date}?",),
+            ),
+        ),
+    ),
+    Family(
+        "smart_home",
+        (
+            Fn(
+                "thermostat_target",
+                "Set a room's thermostat.",
+                (
+                    p("room", "string", "The room."),
+                    p("celsius", "float", "Target temperature in Celsius.", pool="amount"),
+                ),
+                ("Set the {room} to {celsius} degrees.", "Make the {room} {celsius} °C."),
+            ),
+            Fn(
+                "switch_lights",
+                "Turn a room's lights on or off.",
+                (
+                    p("room", "string", "The room."),
+                    p("on", "boolean", "True for on, false for off.", words=("on", "off")),
+                ),
+                ("Turn the lights in the {room} {on}.",),
+            ),
+        ),
+    ),
+    Family(
+        "dining",
+        (
+            Fn(
+                "book_restaurant_table",
+                "Reserve a restaurant table.",
+                (
+                    p("restaurant", "string", "Restaurant name."),
+                    p("guests", "integer", "Party size.", pool="small_int"),
+                    p("time", "string", "Time, HH:MM."),
+                ),
+                (
+                    "Table for {guests} at {restaurant} at {time}, please.",
+                    "Reserve {restaurant} for {guests} people at {time}.",
+                ),
+            ),
+            Fn(
+                "allergen_info",
+                "List the allergens in a dish.",
+                (p("dish", "string", "The dish."),),
+                ("Does the {dish} contain nuts or gluten?", "What allergens are in the {dish}?"),
+            ),
+        ),
+    ),
+    Family(
+        "borrowing",
+        (
+            Fn(
+                "installment_amount",
+                "Monthly payment of a loan.",
+                (
+                    p("principal", "float", "Amount borrowed."),
+                    p("annual_rate", "float", "Yearly interest in percent.", pool="percent"),
+                    p("years", "integer", "Length in years."),
+                ),
+                (
+                    "What's the monthly payment on {principal} at {annual_rate}% over {years} years?",
+                    "I borrow {principal} for {years} years at {annual_rate} percent. Monthly cost?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "football",
+        (
+            Fn(
+                "final_score",
+                "Score of the last match between two teams.",
+                (p("home", "string", "Home team.", pool="team"), p("away", "string", "Away team.", pool="team")),
+                ("What was the score of {home} against {away}?", "Who won {home} vs {away}?"),
+            ),
+            Fn(
+                "table_position",
+                "A team's place in the league table.",
+                (p("team", "string", "Team name."),),
+                ("Where is {team} in the table?", "What position are {team} in?"),
+            ),
+        ),
+    ),
+    Family(
+        "volunteering",
+        (
+            Fn(
+                "open_volunteer_shifts",
+                "Volunteer shifts an organization has on a weekday.",
+                (
+                    p("organization", "string", "The organization."),
+                    p("day", "string", "Day of the week.", pool="weekday"),
+                ),
+                ("Does {organization} need volunteers on {day}?", "Shifts at {organization} on {day}?"),
+            ),
+        ),
+    ),
+)

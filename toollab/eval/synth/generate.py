@@ -1,0 +1,156 @@
+"""Generating the dev set's single-turn items in BFCL's shapes, and its splits.
+
+Items are BFCL `Item`s (the same question turns, function docs and possible-answer format), so BFCL's own AST
+checker judges them and `toollab eval synth` runs through the same pipeline as `toollab eval bfcl`. A seeded
+generator makes the same items on every machine; a smaller limit is a prefix of a larger one (runs stay paired).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from toollab.eval.bfcl.data import Item
+from toollab.eval.synth.families import FAMILIES, POOLS, Family, Fn, Param
+
+SPLITS = ("train", "dev", "test")
+SINGLE = ("synth_simple", "synth_multiple", "synth_parallel", "synth_parallel_multiple", "synth_irrelevance")
+TASKS = "synth_task"
+SYNTH_CATEGORIES = (*SINGLE, TASKS)
+_SHARES = (("train", 50), ("dev", 25), ("test", 25))  # percent of families
+
+
+def split_of(name: str) -> str:
+    """The split a family (or a task template) belongs to: a fixed hash of its name."""
+    bucket = int(hashlib.sha256(name.encode()).hexdigest(), 16) % 100
+    for split, share in _SHARES:
+        if bucket < share:
+            return split
+        bucket -= share
+    raise AssertionError("shares add up to 100")
+
+
+def families(split: str) -> list[Family]:
+    return [f for f in FAMILIES if split_of(f.name) == split]
+
+
+def function_doc(fn: Fn) -> dict[str, Any]:
+    """A function as BFCL documents one."""
+    properties: dict[str, Any] = {}
+    for prm in fn.params:
+        prop: dict[str, Any] = {"type": prm.type, "description": prm.description}
+        if prm.enum:
+            prop["enum"] = list(prm.enum)
+        if not prm.required:
+            prop["default"] = prm.default
+        properties[prm.name] = prop
+    required = [prm.name for prm in fn.params if prm.required]
+    return {
+        "name": fn.name,
+        "description": fn.description,
+        "parameters": {"type": "dict", "properties": properties, "required": required},
+    }
+
+
+def _pool(prm: Param) -> Sequence[Any]:
+    if prm.enum:
+        return prm.enum
+    if prm.type == "boolean":
+        return (True, False)
+    return POOLS[prm.pool or prm.name]
+
+
+def _text(prm: Param, value: Any) -> str:
+    if isinstance(value, bool):
+        return prm.words[0] if value else prm.words[1]
+    return str(value)
+
+
+def ask(fn: Fn, rng: random.Random) -> tuple[str, dict[str, Any]]:
+    """A question for `fn` and its possible answer (acceptable values per argument, BFCL's format)."""
+    template = rng.choice(fn.asks)
+    values = {prm.name: rng.choice(_pool(prm)) for prm in fn.params}
+    if len(fn.params) > 1 and len({str(v) for v in values.values()}) < len(values):  # no two slots alike
+        return ask(fn, rng)
+    question = template.format(**{prm.name: _text(prm, values[prm.name]) for prm in fn.params})
+    answer: dict[str, list[Any]] = {}
+    for prm in fn.params:
+        if "{" + prm.name + "}" in template:
+            answer[prm.name] = [values[prm.name]]
+        else:
+            assert not prm.required, f"{fn.name}: a template leaves out required {prm.name}"
+            answer[prm.name] = ["", prm.default]
+    return question, {fn.name: answer}
+
+
+def _all_functions(split: str) -> list[Fn]:
+    return [fn for family in families(split) for fn in family.functions]
+
+
+def _item(category: str, split: str, i: int, question: str, fns: list[Fn], answer: list[Any]) -> Item:
+    return Item(
+        id=f"{category}_{split}_{i}",
+        category=category,
+        turns=[[{"role": "user", "content": question}]],
+        functions=[function_doc(fn) for fn in fns],
+        answer=answer,
+    )
+
+
+def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
+    fams = families(split)
+    pool = _all_functions(split)
+    if category == "synth_simple":
+        fn = rng.choice(pool)
+        question, answer = ask(fn, rng)
+        return _item(category, split, i, question, [fn], [answer])
+    if category == "synth_multiple":
+        fn = rng.choice(pool)
+        others = rng.sample([f for f in pool if f.name != fn.name], rng.randint(1, 3))
+        question, answer = ask(fn, rng)
+        offered = [fn, *others]
+        rng.shuffle(offered)
+        return _item(category, split, i, question, offered, [answer])
+    if category == "synth_parallel":
+        fn = rng.choice(pool)
+        asked = [ask(fn, rng) for _ in range(rng.randint(2, 3))]
+        if len({q for q, _ in asked}) < len(asked):
+            return _one(category, split, i, rng)
+        question = " ".join(q if k == 0 else f"Also: {q}" for k, (q, _) in enumerate(asked))
+        return _item(category, split, i, question, [fn], [a for _, a in asked])
+    if category == "synth_parallel_multiple":
+        family = rng.choice([f for f in fams if len(f.functions) > 1] or fams)
+        first, second = rng.sample(list(family.functions), 2) if len(family.functions) > 1 else rng.sample(pool, 2)
+        (q1, a1), (q2, a2) = ask(first, rng), ask(second, rng)
+        offered = [first, second, *rng.sample([f for f in pool if f not in (first, second)], rng.randint(0, 2))]
+        rng.shuffle(offered)
+        return _item(category, split, i, f"{q1} Also: {q2}", offered, [a1, a2])
+    if category == "synth_irrelevance":
+        fn = rng.choice(pool)
+        family = next(f for f in fams if fn in f.functions)
+        unrelated = [f for f in pool if f not in family.functions]
+        offered = rng.sample(unrelated, min(len(unrelated), rng.randint(1, 3)))
+        question, _ = ask(fn, rng)
+        return _item(category, split, i, question, offered, [])
+    raise ValueError(f"unknown synth category {category!r}; known: {', '.join(SYNTH_CATEGORIES)}")
+
+
+def load_synth(categories: Sequence[str], split: str = "dev", limit: int | None = None, seed: int = 0) -> list[Item]:
+    """`limit` items (100 when None) of each category from `split`. Item i depends only on (category, split, i,
+    seed), so a smaller limit gives a prefix of a larger one."""
+    from toollab.eval.synth.tasks import task_items
+
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    n = 100 if limit is None else limit
+    out: list[Item] = []
+    for category in categories:
+        if category == TASKS:
+            out.extend(task_items(split, n, seed))
+            continue
+        for i in range(n):
+            rng = random.Random(f"{seed}:{category}:{split}:{i}")
+            out.append(_one(category, split, i, rng))
+    return out
