@@ -8,6 +8,7 @@ from conftest import assert_history_consistent, results_by_id
 from toollab import (
     Agent,
     AssistantMessage,
+    CallPolicy,
     FunctionModel,
     ModelError,
     ModelResponse,
@@ -249,3 +250,13 @@ def test_rounds_record_timings_and_usage():
     data = result.to_dict()
     assert data["status"] == "completed" and data["rounds"][0]["usage"]["input_tokens"] == 10
     assert "messages=4" in repr(result)
+
+
+def test_direct_results_end_the_run_with_what_the_tools_returned():
+    policy = CallPolicy(direct=True)
+    model = ScriptedModel([[call("add", a=1, b=2), call("add", a=3, b=4)]])
+    result = Agent(model, [add], policy=policy).run_sync("1+2 and 3+4?")
+    assert result.status == RunStatus.COMPLETED and result.answer == "3.0\n7.0"
+    failing = ScriptedModel([call("add", a="x", b=2), call("add", a=1, b=2), "3"])  # a failed call: go on
+    result = Agent(failing, [add], policy=policy).run_sync("1+2?")
+    assert result.answer == "3.0" and [r.error_kind for r in result.tool_results] == [errors.INVALID_ARGUMENTS, None]

@@ -111,8 +111,10 @@ def test_json_run_with_the_embedded_model_in_the_text_format():
 def test_run_constrains_local_models_by_default():
     out = toollab("run", "What is 2 + 2?", "--max-new-tokens", "48", "--max-steps", "1")
     assert out.returncode == 0, out.stderr
-    assert "constrained; tool choice required on the first turn" in " ".join(out.stdout.split())
-    assert "call " in out.stdout  # the first turn had to call a tool (or finish)
+    assert "constrained; tool choice auto on the first turn, answer after results" in " ".join(out.stdout.split())
+    assert "call " in out.stdout  # the request fits the calculator: the gate made the first turn call
+    forced = toollab("run", "Say hi.", "--max-new-tokens", "16", "--max-steps", "1", "--tool-choice", "required")
+    assert forced.returncode == 0 and "call " in forced.stdout
     free = toollab("run", "What is 2 + 2?", "--max-new-tokens", "8", "--max-steps", "1", "--no-constrained")
     assert free.returncode == 0 and "unconstrained" in free.stdout
 

@@ -233,14 +233,14 @@ def test_concurrent_runs_draw_from_one_budget():
 
 def test_load_model_keeps_local_options_to_local_models():
     from toollab.models import load_model
-    from toollab.models.registry import LOCAL_POLICY
+    from toollab.models.switches import Switches
 
     http = load_model("openai:m@http://127.0.0.1:9/v1", max_new_tokens=5, api_key="k")  # ignored over HTTP
     assert isinstance(http, OpenAIModel) and policy_of(http) == CallPolicy()
     with pytest.raises(ValueError, match="applies to local models"):
         load_model("openai:m@http://127.0.0.1:9/v1", constrained=True, api_key="k")
     local = load_model("local", max_new_tokens=7)  # the project's defaults: constrained, its call policy
-    assert local.max_new_tokens == 7 and local.constraint is not None and policy_of(local) == LOCAL_POLICY
+    assert local.max_new_tokens == 7 and local.constraint is not None and policy_of(local) == Switches().policy()
     free = load_model("local", constrained=False, policy=CallPolicy(parallel=False))
     assert free.constraint is None and policy_of(free) == CallPolicy(parallel=False)
 

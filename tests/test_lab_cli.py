@@ -35,10 +35,12 @@ def test_lab_refuses_unknown_experiments_and_models(tmp_path):
 @pytest.mark.slow
 def test_lab_runs_on_the_embedded_model(tmp_path):
     out = toollab(
-        "lab", "stages", "--model", "local", "--n", "1", "--max-new-tokens", "48", "--out", str(tmp_path), timeout=600
+        *("lab", "stages", "--model", "local", "--n", "1", "--max-new-tokens", "48", "--tool-choice", "required"),
+        *("--out", str(tmp_path)),
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in (tmp_path / "outcomes.jsonl").read_text().splitlines()]
     assert [r["strategy"] for r in rows] == ["single-stage", "multi-stage", "multi-stage, no calculator"]
     assert all(r["model_calls"] >= 1 and r["input_tokens"] > 0 for r in rows)
-    assert all(r["calls"] for r in rows[1:])  # constrained: the first turn is a call (a tool or finish)
+    assert all(r["calls"] for r in rows[1:])  # constrained and required: the first turn is a call

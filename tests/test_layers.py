@@ -6,15 +6,18 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "toollab"
-LEVEL = {"tools": 0, "harness": 1, "formats": 2, "models": 2, "constrain": 2, "interfaces": 3, "eval": 3, "lab": 3}
+LEVEL = {"tools": 0, "harness": 1, "formats": 2, "models": 2, "constrain": 2, "retrieval": 2}
+LEVEL |= {"interfaces": 3, "eval": 3, "lab": 3}
 # Same-level packages that may use each other, and only these (the last test holds the list to what the code
-# uses): the local and HTTP backends speak the wire formats, and `load_model` gives local models their grammar;
+# uses): the local and HTTP backends speak the wire formats, and `load_model` gives local models their grammar
+# and their tool selection (a retriever);
 # grammars follow each format's call envelope; the command line fronts the evaluation and the lab (which never
 # import it back); the lab reports with the evaluation's statistics.
 ALLOWED_SIDEWAYS = {
     ("models", "formats"),
     ("constrain", "formats"),
     ("models", "constrain"),
+    ("models", "retrieval"),
     ("interfaces", "eval"),
     ("interfaces", "lab"),
     ("lab", "eval"),

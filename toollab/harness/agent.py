@@ -33,6 +33,7 @@ from toollab.harness.messages import (
     ToolResultMessage,
     Usage,
     UserMessage,
+    last_request,
 )
 from toollab.harness.model import Model, ModelError
 from toollab.harness.replay import last_run, replay
@@ -105,7 +106,7 @@ class Agent:
         if not messages:
             raise ValueError("nothing to run: give a prompt or a history")
         log_file = EventLog(log) if log is not None else None
-        run = RunState(uuid.uuid4().hex, messages, self._sinks(log_file), self._control)
+        run = RunState(uuid.uuid4().hex, messages, self._sinks(log_file), self._control, self.policy.direct)
         try:
             if run.sinks:
                 run.emit(
@@ -133,7 +134,7 @@ class Agent:
         result saying they were interrupted. New events are appended to the same log.
         """
         start, recorded = last_run(read_events(log), log)
-        replayed = replay(start, recorded, self._control)
+        replayed = replay(start, recorded, self._control, self.policy.direct)
         if replayed.ended is not None:
             return replayed.ended
         drop_torn_tail(log)
@@ -203,7 +204,8 @@ class Agent:
         """One model request (no tools once the final answer is asked for); on failure the run ends with status
         model_error and None is returned."""
         after_results = bool(run.messages) and isinstance(run.messages[-1], ToolResultMessage)
-        params = self.policy.params(self.tool_specs if run.final_reason is None else [], after_results, run.control)
+        offered = self.tool_specs if run.final_reason is None else []
+        params = self.policy.params(offered, after_results, run.control, last_request(run.messages))
         if run.sinks:
             run.emit(ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools)))
         started = time.perf_counter()

@@ -17,6 +17,7 @@ from toollab.tools import Tool, ToolError
 FINISH = "finish"
 DESCRIPTION = "Ends the task. Call it alone, once the results you need are back. Nothing runs after it."
 ANSWER_DESCRIPTION = "What to tell the user, taken from the results."
+MAX_ANSWER = 400  # characters
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
@@ -25,11 +26,12 @@ def _words(text: str) -> str:
 
 
 def copies_instructions(answer: str) -> bool:
-    """Whether an answer restates the finish action's own wording (most of it, or nearly all of a sentence)."""
+    """Whether an answer restates the finish action's own wording: nearly all of one of its sentences, or holds
+    one of them whole."""
     said = _words(answer)
     for sentence in re.split(r"(?<=\.)\s+", f"{DESCRIPTION} {ANSWER_DESCRIPTION}"):
         own = _words(sentence)
-        if said == own or difflib.SequenceMatcher(None, said, own).ratio() >= 0.8:
+        if difflib.SequenceMatcher(None, said, own).ratio() >= 0.8 or (len(own.split()) >= 3 and own in said):
             return True
     return False
 
@@ -53,7 +55,8 @@ def finish_tool() -> Tool:
         DESCRIPTION,
         {
             "type": "object",
-            "properties": {"answer": {"type": "string", "description": ANSWER_DESCRIPTION}},
+            # bounded: a constrained small model that loops inside its answer is made to close it
+            "properties": {"answer": {"type": "string", "description": ANSWER_DESCRIPTION, "maxLength": MAX_ANSWER}},
             "required": ["answer"],
             "additionalProperties": False,
         },

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -94,5 +95,20 @@ class ToolResultMessage(BaseModel):
 
 
 Message = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
+
+
+def last_request(messages: Sequence[Message]) -> str:
+    """What the user asked last ("" when nothing)."""
+    return next((m.content for m in reversed(messages) if isinstance(m, UserMessage)), "")
+
+
+def results_since_request(messages: Sequence[Message]) -> str:
+    """The successful tool results since the user last asked: with the request, the text a turn's values should
+    come from (an error result says what went wrong, not what to answer)."""
+    start = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
+    results = [m.content for m in messages[start + 1 :] if isinstance(m, ToolResultMessage) and not m.is_error]
+    return "\n".join(results)
+
+
 MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
 MESSAGES_ADAPTER: TypeAdapter[list[Message]] = TypeAdapter(list[Message])

@@ -45,10 +45,10 @@ def last_run(recorded: list[Event], source: object) -> tuple[RunStarted, list[Ev
     return start, recorded[starts[-1] + 1 :]
 
 
-def replay(start: RunStarted, recorded: list[Event], control: str | None) -> Replayed:
+def replay(start: RunStarted, recorded: list[Event], control: str | None, direct: bool = False) -> Replayed:
     """Rebuild the state of the run that `start` began from the events that followed it. `control` is the finish
-    action's name. The state has no sinks: nothing is emitted again."""
-    state = RunState(start.run_id, list(start.messages), [], control)
+    action's name, `direct` the policy's (see `RunState`). The state has no sinks: nothing is emitted again."""
+    state = RunState(start.run_id, list(start.messages), [], control, direct)
     out = Replayed(state)
     for event in recorded:
         if isinstance(event, ModelResponded):

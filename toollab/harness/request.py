@@ -9,10 +9,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from toollab.tools import ToolSpec
 
 CHOICES = ("auto", "required", "none")
+ANSWER = "answer"  # a policy's choice for "answer now": the finish action when the agent has one, else prose
+GATE_SIGNALS = ("model", "bm25", "dense")
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """Decides, on a turn whose tool choice is "auto", between calling (at least one call) and answering (no
+    call), for a backend that can measure it (a local model). `signal`: "model", the log-probability the model
+    gives to opening a call; "bm25" or "dense", the request's relevance to its best-fitting tool. The turn calls
+    when the score reaches `threshold`."""
+
+    signal: str
+    threshold: float
+
+    def __post_init__(self) -> None:
+        if self.signal not in GATE_SIGNALS:
+            raise ValueError(f"unknown gate signal {self.signal!r}; known: {', '.join(GATE_SIGNALS)}")
 
 
 def check_choice(choice: str) -> str:
@@ -21,6 +39,12 @@ def check_choice(choice: str) -> str:
     if not isinstance(choice, str) or not choice.strip():
         raise ValueError(f"tool choice must be one of {', '.join(CHOICES)} or a tool name")
     return choice.strip()
+
+
+class ToolSelector(Protocol):
+    """Chooses which of the offered tools a request shows the model, from what the user asked (a retriever)."""
+
+    def __call__(self, request: str, tools: Sequence[ToolSpec]) -> Sequence[ToolSpec]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +57,7 @@ class RequestParams:
     tool_choice: str = "auto"
     parallel: bool = True
     finish: str | None = None
+    gate: Gate | None = None  # how a backend that can decides an "auto" turn (others decide themselves)
 
     def __post_init__(self) -> None:
         check_choice(self.tool_choice)
@@ -47,11 +72,18 @@ class RequestParams:
 class CallPolicy:
     """How the agent sets each round's request: the tool choice of a turn that answers the user
     (`first_turn`), of a turn that follows tool results (`after_results`), and whether a turn may hold several
-    calls. The final request, once a limit is hit, offers no tools."""
+    calls. Besides the request's choices, a policy may say "answer": the turn answers now, with the finish action
+    when the agent has one and in prose otherwise. `gate` decides "auto" turns for backends that can measure it;
+    `select` chooses the tools a request shows. With `direct`, a round whose tool calls all succeed ends the run
+    with their results as the answer (LangChain's `return_direct`, for every tool). The final request, once a
+    limit is hit, offers no tools."""
 
     first_turn: str = "auto"
     after_results: str = "auto"
     parallel: bool = True
+    gate: Gate | None = None
+    select: ToolSelector | None = None  # which tools each request shows (all of them when None)
+    direct: bool = False  # a round whose calls all succeed ends the run, their results the answer
 
     def __post_init__(self) -> None:
         check_choice(self.first_turn)
@@ -65,11 +97,22 @@ class CallPolicy:
             first_turn=self.first_turn if first_turn is None else first_turn,
             after_results=self.after_results if after_results is None else after_results,
             parallel=self.parallel if parallel is None else parallel,
+            gate=self.gate,
+            select=self.select,
+            direct=self.direct,
         )
 
-    def params(self, tools: Sequence[ToolSpec], after_results: bool, finish: str | None = None) -> RequestParams:
+    def params(
+        self, tools: Sequence[ToolSpec], after_results: bool, finish: str | None = None, request: str = ""
+    ) -> RequestParams:
+        """The request of a turn offering `tools` (`request`: what the user asked, for `select`)."""
         choice = self.after_results if after_results else self.first_turn
-        return RequestParams(tools, choice if tools else "auto", self.parallel, finish if tools else None)
+        if choice == ANSWER:
+            choice = finish or "none"
+        if self.select is not None and tools:
+            own = [t for t in tools if t.name != finish]
+            tools = [*self.select(request, own), *(t for t in tools if t.name == finish)]
+        return RequestParams(tools, choice if tools else "auto", self.parallel, finish if tools else None, self.gate)
 
 
 def policy_of(model: object) -> CallPolicy:

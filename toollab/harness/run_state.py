@@ -31,11 +31,14 @@ class RunState:
     calls, and the first one that succeeds ends the run with its answer.
     """
 
-    def __init__(self, run_id: str, messages: list[Message], sinks: list[EventSink], control: str | None):
+    def __init__(
+        self, run_id: str, messages: list[Message], sinks: list[EventSink], control: str | None, direct: bool = False
+    ):
         self.run_id = run_id
         self.messages = messages
         self.sinks = sinks
         self.control = control
+        self.direct = direct  # a round whose tool calls all succeed ends the run, their results the answer
         self.rounds: list[Round] = []
         self.usage = Usage()
         self.steps = 0  # rounds that made tool calls
@@ -132,6 +135,9 @@ class RunState:
             result = results.get(call.id)
             if call.name == self.control and result is not None and not result.is_error:
                 return RunStatus.COMPLETED, str(call.args_as_dict()["answer"])
+        answers = [results.get(c.id) for c in message.tool_calls]
+        if self.direct and all(r is not None and not r.is_error and r.name != self.control for r in answers):
+            return RunStatus.COMPLETED, "\n".join(r.content for r in answers if r is not None)
         return None
 
     def end(

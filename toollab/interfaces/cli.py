@@ -24,11 +24,13 @@ from toollab.interfaces.options import (
     AfterResults,
     Constrained,
     Parallel,
+    SwitchesOption,
     ToolChoiceOption,
     fail,
     stderr,
 )
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
+from toollab.models.switches import Switches
 from toollab.tools import add, calculator, multiply
 
 app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_is_help=True, add_completion=False)
@@ -133,11 +135,18 @@ def run(
     tool_choice: ToolChoiceOption = None,
     after_results: AfterResults = None,
     parallel: Parallel = None,
+    switches: SwitchesOption = "",
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
         local = is_local(model)
-        chosen = load_model(model, format=format, max_new_tokens=max_new_tokens, constrained=constrained)
+        chosen = load_model(
+            model,
+            format=format,
+            max_new_tokens=max_new_tokens,
+            constrained=constrained,
+            switches=Switches.parse(switches),
+        )
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
         agent = Agent(
             chosen,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,12 +15,14 @@ from rich.table import Table
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
+from toollab.eval.gate_curve import curve, operating_point, plot, scores_sync
 from toollab.eval.records import ItemRecord
 from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
+from toollab.harness.request import GATE_SIGNALS
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import AfterResults, Constrained, Parallel, ToolChoiceOption, fail
+from toollab.interfaces.options import AfterResults, Constrained, Parallel, SwitchesOption, ToolChoiceOption, fail
 from toollab.models.registry import MODEL_FORMS
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
@@ -83,6 +86,7 @@ def bfcl(
     tool_choice: ToolChoiceOption = None,
     after_results: AfterResults = None,
     parallel: Parallel = None,
+    switches: SwitchesOption = "",
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
@@ -98,6 +102,7 @@ def bfcl(
         tool_choice=tool_choice,
         after_results=after_results,
         parallel=parallel,
+        switches=switches,
     )
     _evaluate(config, out)
 
@@ -119,6 +124,7 @@ def synth(
     tool_choice: ToolChoiceOption = None,
     after_results: AfterResults = None,
     parallel: Parallel = None,
+    switches: SwitchesOption = "",
 ) -> None:
     """Run the dev set (generated items in BFCL's shapes, and everyday agent tasks), judged like BFCL; tune on
     this, never on BFCL. Writes results.jsonl, summary.json and report.html into --out."""
@@ -134,6 +140,7 @@ def synth(
         tool_choice=tool_choice,
         after_results=after_results,
         parallel=parallel,
+        switches=switches,
         dataset="synth",
         split=split,
     )
@@ -171,6 +178,52 @@ def _evaluate(config: RunConfig, out: Path | None) -> None:
     kinds = ", ".join(f"{kind} {count}" for kind, count in summary["failure_kinds"].items())
     console.print(f"where items failed: {kinds or 'nowhere'}")
     console.print(f"[dim]{folder}/results.jsonl, summary.json, report.html[/dim]")
+
+
+@app.command()
+def gate(
+    calls: Annotated[Path, typer.Argument(help="A run folder made with --tool-choice required (on the dev set).")],
+    out: Annotated[Path | None, typer.Option(help="Where gate.json and gate.png go (default: the run folder).")] = None,
+    signals: Annotated[str, typer.Option(help=f"Comma-separated, from: {', '.join(GATE_SIGNALS)}.")] = ",".join(
+        GATE_SIGNALS
+    ),
+) -> None:
+    """The call gate's trade-off on a run that forced a call on every item: for each signal and threshold,
+    accuracy on items that need a call against irrelevance accuracy, and the operating point (the best on calls
+    with irrelevance at 80% or above). Fit it on the dev set, never on BFCL."""
+    meta = calls / "run.json"
+    if not meta.exists():
+        raise fail(f"{calls} is not a run folder (no run.json)")
+    config = RunConfig(**json.loads(meta.read_text(encoding="utf-8")))
+    if config.tool_choice != "required":
+        raise fail(f"{calls} was run with tool choice {config.tool_choice!r}; the curve needs 'required'")
+    chosen_signals = [s.strip() for s in signals.split(",") if s.strip()]
+    run = BfclRun(config, calls)
+    records = {r.id: r for r in run.results.read()}
+    items = [i for i in run.items if i.id in records]
+    load_local(run.model, console)
+    with console.status(f"scoring {len(items)} items under {', '.join(chosen_signals)}..."):
+        scores = scores_sync(items, run.model, chosen_signals)
+    curves = {s: curve([records[i.id] for i in items], scores, s) for s in chosen_signals}
+    chosen = {s: operating_point(points) for s, points in curves.items()}
+    table = Table(title=f"call gate on {calls} ({len(items)} items)")
+    for name in ("signal", "threshold", "needs a call", "irrelevance", "mean"):
+        table.add_column(name, justify="left" if name == "signal" else "right")
+    for signal, point in chosen.items():
+        right, spare = f"{100 * point.calls_right:.1f}%", f"{100 * point.irrelevance:.1f}%"
+        table.add_row(signal, f"{point.threshold:.4g}", right, spare, f"{100 * point.balanced:.1f}%")
+    console.print(table)
+    folder = out or calls
+    folder.mkdir(parents=True, exist_ok=True)
+    plot(curves, chosen, folder / "gate.png")
+    document = {
+        "run": str(calls),
+        "scores": scores,
+        "curves": {s: [dataclasses.asdict(p) for p in points] for s, points in curves.items()},
+        "chosen": {s: dataclasses.asdict(p) for s, p in chosen.items()},
+    }
+    (folder / "gate.json").write_text(json.dumps(document, indent=1), encoding="utf-8")
+    console.print(f"[dim]{folder}/gate.json, gate.png[/dim]")
 
 
 @app.command()

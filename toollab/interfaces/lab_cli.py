@@ -15,10 +15,11 @@ from toollab.formats import FORMATS
 from toollab.harness.model import Model, ModelError
 from toollab.harness.request import CallPolicy
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import AfterResults, Constrained, Parallel, ToolChoiceOption, fail
+from toollab.interfaces.options import AfterResults, Constrained, Parallel, SwitchesOption, ToolChoiceOption, fail
 from toollab.lab import EXPERIMENTS, SimulatedModel
 from toollab.lab.experiments import Settings
-from toollab.models.registry import LOCAL_POLICY, MODEL_FORMS, load_model
+from toollab.models.registry import MODEL_FORMS, load_model
+from toollab.models.switches import Switches
 
 console = Console()
 SIMULATED = "sim"
@@ -31,13 +32,21 @@ def lab_model(
     format: str | None,
     constrained: bool | None,
     max_new_tokens: int,
-    policy: CallPolicy = LOCAL_POLICY,
+    switches: Switches | None = None,
+    policy: CallPolicy | None = None,
 ) -> Model:
     """The simulated model (`sim`) or any model string `toollab run` takes, with the project's defaults
-    (`load_model`); a local model asked for calls by `policy`."""
+    (`load_model`), `switches` and `policy` put in."""
     if spec == SIMULATED:
         return SimulatedModel(seed=seed, format=format)
-    return load_model(spec, format=format, max_new_tokens=max_new_tokens, constrained=constrained, policy=policy)
+    return load_model(
+        spec,
+        format=format,
+        max_new_tokens=max_new_tokens,
+        constrained=constrained,
+        switches=switches,
+        policy=policy,
+    )
 
 
 def lab(
@@ -52,18 +61,21 @@ def lab(
     tool_choice: ToolChoiceOption = None,
     after_results: AfterResults = None,
     parallel: Parallel = None,
+    switches: SwitchesOption = "",
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
     if name not in EXPERIMENTS:
         raise fail(f"unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
     try:
+        levers = Switches.parse(switches)
         chosen = lab_model(
             model,
             seed=seed,
             format=format,
             constrained=constrained,
             max_new_tokens=max_new_tokens,
-            policy=LOCAL_POLICY.updated(tool_choice, after_results, parallel),
+            switches=levers,
+            policy=levers.policy().updated(tool_choice, after_results, parallel),
         )
         load_local(chosen, console)
     except (ValueError, ModelError) as exc:

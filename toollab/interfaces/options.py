@@ -35,6 +35,14 @@ AfterResults = Annotated[
     str | None,
     typer.Option(help="The tool choice of a turn that follows tool results (default: the model's policy)."),
 ]
+SwitchesOption = Annotated[
+    str,
+    typer.Option(
+        "--switches",
+        help="Local models: turn the measured switches on or off, e.g. 'gate=off,one_call=on' (gate, select, "
+        "grounding, loop_guard, extra_calls, one_call, finish_after_results; README).",
+    ),
+]
 Parallel = Annotated[
     bool | None,
     typer.Option("--parallel/--one-call", help="Several calls in a turn, or one (default: the model's policy)."),

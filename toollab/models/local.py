@@ -15,10 +15,27 @@ from typing import Any, Protocol
 
 from toollab.formats import get_format, tools_to_openai
 from toollab.formats.base import Format, name_in
-from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
+from toollab.harness.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    last_request,
+    results_since_request,
+)
 from toollab.harness.model import ModelError, ModelResponse
 from toollab.harness.request import CallPolicy, RequestParams
 from toollab.models import local_weights
+from toollab.models.local_gate import decide
+from toollab.models.local_steering import (
+    PENALTY,
+    Grounding,
+    extra_call_cut,
+    loop_token,
+    repeat_token,
+    same_again,
+)
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
 
@@ -57,11 +74,36 @@ class Generation:
     cached_tokens: int
     new_tokens: int
     # "eos", "stop" (a stop sequence), "invented_result" (the model began writing a tool result itself: cut
-    # there), "grammar" (a constraint's grammar ended) or "length"
+    # there), "extra_call" (it added a call that repeats one of the turn's or asks nothing the request asked:
+    # cut there), "grammar" (a constraint's grammar ended) or "length"
     stop_reason: str
     first_token_seconds: float
     decode_seconds: float
     truncated: bool = False  # constrained, out of tokens in the middle of the grammar (a call left unfinished)
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """What steering a turn's decoding needs: the user's `request` and the `results` since (where values should
+    come from), the `finish` action's name, and the last turn's text when every call in it failed (`failed_turn`:
+    written again word for word it would fail again, so the loop guard makes it differ)."""
+
+    request: str = ""
+    results: str = ""
+    finish: str | None = None
+    failed_turn: str | None = None
+
+
+def failed_turn(messages: Sequence[Message]) -> str | None:
+    """The last assistant turn's text when it made calls and every one failed (None otherwise)."""
+    last = max((i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)), default=-1)
+    if last < 0:
+        return None
+    turn = messages[last]
+    results = [m for m in messages[last + 1 :] if isinstance(m, ToolResultMessage)]
+    if not isinstance(turn, AssistantMessage) or not turn.tool_calls or not results:
+        return None
+    return turn.raw if all(r.is_error for r in results) else None
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -95,6 +137,10 @@ class LocalModel:
         dtype: str = "auto",
         constraint: DecodeConstraint | None = None,
         policy: CallPolicy | None = None,
+        loop_guard: bool = False,
+        dedupe_calls: bool = False,
+        grounded_calls: bool = False,
+        grounding: float = 0.0,
     ):
         self.path = path
         self.format_name = format
@@ -108,6 +154,10 @@ class LocalModel:
         self.dtype = dtype
         self.constraint = constraint
         self.policy = policy  # how an agent should ask this model for calls (None: the agent's default)
+        self.loop_guard = loop_guard  # steer away from the token that would go round a loop again
+        self.dedupe_calls = dedupe_calls  # end the turn where it starts repeating one of its own calls
+        self.grounded_calls = grounded_calls  # ... or adds a call with nothing from the request in it
+        self.grounding = grounding  # added to the logits of the request's and the results' tokens in a calling turn
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._cache: Any = None  # the key-value cache of the last decode (LeanCache or transformers' DynamicCache)
@@ -161,7 +211,11 @@ class LocalModel:
         tools = params.tools
         text = self.prompt(messages, tools)
         try:
-            generation, matcher = await local_weights.on_torch_thread_async(self._generate_turn, text, params)
+            params, gated = await decide(self, messages, params, text)
+            context = TurnContext(
+                last_request(messages), results_since_request(messages), params.finish, failed_turn(messages)
+            )
+            generation, matcher = await local_weights.on_torch_thread_async(self._generate_turn, text, params, context)
         except ValueError as exc:  # a constraint that cannot serve this format or tool choice
             raise ModelError(f"constrained decoding: {exc}", source="harness") from exc
         except Exception as exc:
@@ -184,6 +238,8 @@ class LocalModel:
         }
         if matcher is not None:
             metadata["grammar"] = matcher.stats.to_dict()
+        if gated is not None:
+            metadata["gate"] = gated
         return ModelResponse(message, usage, raw=generation.text, metadata=metadata)
 
     def _truncated(self, generation: Generation, tools: Sequence[ToolSpec]) -> AssistantMessage:
@@ -207,11 +263,36 @@ class LocalModel:
 
     # ---- decoding -------------------------------------------------------------------------------------
 
+    def continuation_logprob(self, prompt: str, continuation: str) -> float:
+        """The log-probability the model gives to `continuation` right after `prompt` (teacher-forced). The cache
+        keeps the prompt, so decoding the turn afterwards reads only what changed."""
+        return local_weights.on_torch_thread(self._continuation_logprob, prompt, continuation)
+
+    def _continuation_logprob(self, prompt: str, continuation: str) -> float:
+        import torch
+
+        loaded = self.load()
+        ids = loaded.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        follow = loaded.tokenizer(continuation, add_special_tokens=False)["input_ids"]
+        with loaded.lock, torch.inference_mode():
+            forward = self._lean_forward if loaded.lean is not None else self._hf_forward
+            reuse = common_prefix(self._cache_ids, ids) if self._cache is not None else 0
+            logits = forward(ids, min(reuse, len(ids) - 1))
+            total = 0.0
+            for i, token in enumerate(follow):
+                total += float(torch.log_softmax(logits.float(), dim=-1)[token])
+                if i < len(follow) - 1:
+                    logits = forward([token], None)
+            self._cache_ids = (ids + follow[:-1])[: self._cached_length()]
+        return total
+
     def generate(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
         """Decode a continuation of `prompt`, reusing the cached prefix of the last decode."""
         return local_weights.on_torch_thread(self._generate, prompt, max_new_tokens)
 
-    def _generate_turn(self, prompt: str, params: RequestParams) -> tuple[Generation, TokenMatcher | None]:
+    def _generate_turn(
+        self, prompt: str, params: RequestParams, context: TurnContext
+    ) -> tuple[Generation, TokenMatcher | None]:
         """One assistant turn, constrained when there is a constraint and the turn offers tools."""
         matcher = None
         if self.constraint is not None and params.tools:
@@ -224,9 +305,15 @@ class LocalModel:
                 sorted(loaded.eos_ids),
                 greedy=self.temperature <= 0,
             )
-        return self._generate(prompt, None, matcher), matcher
+        return self._generate(prompt, None, matcher, context), matcher
 
-    def _generate(self, prompt: str, max_new_tokens: int | None, matcher: TokenMatcher | None = None) -> Generation:
+    def _generate(
+        self,
+        prompt: str,
+        max_new_tokens: int | None,
+        matcher: TokenMatcher | None = None,
+        context: TurnContext | None = None,
+    ) -> Generation:
         import torch
 
         loaded = self.load()
@@ -242,7 +329,24 @@ class LocalModel:
             first_token = time.perf_counter() - started
             generated: list[int] = []
             stop_reason, text = "length", ""
+            context = context or TurnContext()
+            request, results = context.request, context.results
+            failed = tokenizer(context.failed_turn or "", add_special_tokens=False)["input_ids"]
+
+            def structural(tokens: Sequence[int]) -> bool:
+                return any(c in tokenizer.decode(list(tokens)) for c in '{}"<>[]')
+
+            steer = None
+            if self.grounding and matcher is not None and request and self.format.envelope is not None:
+                steer = Grounding(tokenizer, request, results, self.grounding, self.format, context.finish)
             while len(generated) < limit:
+                if steer is not None:
+                    steer.bias(logits, generated, text)
+                if self.loop_guard:
+                    again = same_again(generated, failed)
+                    for looping in (loop_token(generated), repeat_token(generated, structural), again):
+                        if looping is not None:
+                            logits[looping] -= PENALTY
                 if matcher is not None:
                     matcher.mask(logits)
                 token = self._pick(logits)
@@ -260,6 +364,14 @@ class LocalModel:
                 if cut is not None:
                     text, stop_reason = cut
                     break
+                if steer is not None:
+                    steer.update(text)
+                if (self.dedupe_calls or self.grounded_calls) and matcher is not None and matcher.can_end():
+                    grounding = f"{request}\n{results}" if self.grounded_calls else None
+                    before = extra_call_cut(text, self.format, self.dedupe_calls, grounding)
+                    if before is not None:
+                        text, stop_reason = before, "extra_call"
+                        break
                 if len(generated) == limit:
                     break
                 logits = forward([token], None)

@@ -13,6 +13,7 @@ from toollab.models.anthropic import AnthropicModel
 from toollab.models.local import LocalModel
 from toollab.models.openai_compatible import OpenAIModel
 from toollab.models.scripted import ScriptedModel, call
+from toollab.models.switches import Switches
 
 MODEL_FORMS = (
     "local (the embedded SmolLM2-135M-Instruct), local:PATH (a model folder or .gguf file), openai:MODEL, "
@@ -53,24 +54,22 @@ def require_local(spec: str) -> None:
         )
 
 
-# How the agent asks a local model for calls unless told otherwise: the project's defaults, for every command.
-LOCAL_POLICY = CallPolicy(first_turn="required", after_results="auto", parallel=True)
-
-
 def load_model(
     spec: str,
     *,
     format: str | None = None,
     max_new_tokens: int | None = None,
     constrained: bool | None = None,
+    switches: Switches | None = None,
     policy: CallPolicy | None = None,
     **options: Any,
 ) -> Model:
     """A model from its string, with the project's defaults: every command builds its model here.
 
-    Local models decode constrained unless `constrained` is False, and carry LOCAL_POLICY unless given a
-    `policy`; `format` and `max_new_tokens` apply to them (other backends ignore both). Constrained decoding is
-    refused for other backends, which constrain on their side. `options` go to the backend's constructor."""
+    Local models decode constrained unless `constrained` is False, with the measured `switches` (`Switches()`
+    unless given), which set their decoding and the call policy they carry (`policy` replaces it); `format` and
+    `max_new_tokens` apply to them (other backends ignore all of these). Constrained decoding is refused for
+    other backends, which constrain on their side. `options` go to the backend's constructor."""
     if constrained:
         require_local(spec)
     kind, _, rest = spec.partition(":")
@@ -78,7 +77,9 @@ def load_model(
         if max_new_tokens is not None:
             options["max_new_tokens"] = max_new_tokens
         grammar = ToolGrammar() if constrained is not False else None
-        return LocalModel(rest or None, format=format, constraint=grammar, policy=policy or LOCAL_POLICY, **options)
+        chosen = switches or Switches()
+        options = {**chosen.local_options(), **options}
+        return LocalModel(rest or None, format=format, constraint=grammar, policy=policy or chosen.policy(), **options)
     if kind == "openai" and rest:
         name, _, base_url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
         return OpenAIModel(name, base_url=base_url or None, **options)

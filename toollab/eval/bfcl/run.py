@@ -33,6 +33,7 @@ from toollab.formats import Format, get_format
 from toollab.harness import Model
 from toollab.harness.request import policy_of
 from toollab.models.registry import is_local, load_model
+from toollab.models.switches import Switches
 
 GROUND_TRUTH = "ground-truth"  # the model name of the self-check
 
@@ -53,6 +54,7 @@ class RunConfig:
     tool_choice: str | None = None  # auto, required, none or a tool name (the first turn's)
     after_results: str | None = None  # the tool choice after tool results (multi-turn)
     parallel: bool | None = None  # several calls in one turn
+    switches: str = ""  # local models: the measured switches turned on or off ("gate=off,...")
     dataset: str = "bfcl"  # "bfcl", or "synth" (the dev set, `toollab.eval.synth`)
     split: str | None = None  # the dev set's split: train, dev or test
 
@@ -64,11 +66,12 @@ class RunConfig:
 # The fields that make two runs' items comparable; a run folder may only be resumed with the same values.
 IDENTITY = (
     *("dataset", "split", "model", "format", "max_new_tokens"),
-    *("constrained", "tool_choice", "after_results", "parallel"),
+    *("constrained", "tool_choice", "after_results", "parallel", "switches"),
 )
 # What a run.json without a field meant when it was written (before the defaults moved to `load_model`).
 _OLD_DEFAULTS = {"format": None, "max_new_tokens": 192, "constrained": False, "tool_choice": "auto"}
 _OLD_DEFAULTS |= {"after_results": "auto", "parallel": True, "dataset": "bfcl", "split": None}
+_OLD_DEFAULTS["switches"] = "(none: written before the switches)"  # so an old folder is not resumed with them
 
 
 Progress = Callable[[ItemRecord], None]
@@ -110,7 +113,13 @@ class BfclRun:
 
     def _load_model(self) -> Model:
         c = self.config
-        return load_model(c.model, format=c.format, max_new_tokens=c.max_new_tokens, constrained=c.constrained)
+        return load_model(
+            c.model,
+            format=c.format,
+            max_new_tokens=c.max_new_tokens,
+            constrained=c.constrained,
+            switches=Switches.parse(c.switches),
+        )
 
     def _check_resumable(self) -> None:
         meta = self.out / "run.json"

@@ -13,7 +13,7 @@ from toollab.eval.bfcl.data import Item, judged_by_relevance
 from toollab.eval.bfcl.schema import ToolSet, tool_set
 from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.harness import Message, Model, ModelError, SystemMessage, Usage, UserMessage
-from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage
+from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage, last_request
 from toollab.harness.request import CallPolicy
 
 
@@ -53,7 +53,8 @@ async def run_single_turn(
     prompt = prompt_of(model, messages, tools)
     started = time.perf_counter()
     try:
-        response = await model.request(messages, policy.params(tools.specs, after_results=False))
+        params = policy.params(tools.specs, after_results=False, request=last_request(messages))
+        response = await model.request(messages, params)
     except ModelError as exc:
         return failed(head, str(exc), exc.source, time.perf_counter() - started, prompt=prompt)
     latency = time.perf_counter() - started

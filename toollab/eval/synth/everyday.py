@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from typing import Literal
 
 from toollab.tools import Tool, ToolError, tool
 from toollab.tools.arithmetic import evaluate
 
+Currency = Literal["EUR", "USD", "GBP", "JPY", "CHF", "NOK", "SEK"]
+LengthUnit = Literal["km", "kilometers", "m", "meters", "mi", "miles", "ft", "feet"]
 CONDITIONS = ("sunny", "cloudy", "light rain", "windy", "foggy", "snow showers")
 RATES_TO_EUR = {"EUR": 1.0, "USD": 0.92, "GBP": 1.17, "JPY": 0.0062, "CHF": 1.04, "NOK": 0.086, "SEK": 0.088}
-METERS = {"km": 1000.0, "m": 1.0, "mi": 1609.344, "ft": 0.3048}
+METERS = {"kilometers": 1000.0, "meters": 1.0, "miles": 1609.344, "feet": 0.3048}
+METERS |= {"km": METERS["kilometers"], "m": METERS["meters"], "mi": METERS["miles"], "ft": METERS["feet"]}
 UTC_NOON = dt.datetime(2027, 6, 1, 12, 0)
 
 
@@ -35,17 +39,17 @@ def time_in(city: str) -> str:
 
 @tool
 def arith(expression: str) -> float:
-    """Work out an arithmetic expression.
+    """Calculate: work out arithmetic such as 17 times 23, 120 divided by 8 or (5 + 3) * 2.
 
     Args:
-        expression: Numbers with + - * / and brackets, for example "(5 + 3) * 2".
+        expression: The arithmetic, with + - * / and brackets, for example "(5 + 3) * 2".
     """
     return evaluate(expression)
 
 
 @tool
 def weather_now(city: str) -> str:
-    """The current weather in a city.
+    """The current weather in a city: temperature and conditions right now.
 
     Args:
         city: The city, for example "Oslo".
@@ -55,24 +59,20 @@ def weather_now(city: str) -> str:
 
 
 @tool
-def money_convert(amount: float, from_code: str, to_code: str) -> float:
-    """Convert an amount of money from one currency to another.
+def money_convert(amount: float, from_code: Currency, to_code: Currency) -> float:
+    """Convert an amount of money (dollars, euros, pounds, yen, francs, kroner) into another currency.
 
     Args:
         amount: How much money.
         from_code: Its currency code, for example "USD".
         to_code: The currency code to convert to, for example "EUR".
     """
-    codes = {c.upper(): c for c in (from_code, to_code)}
-    for code in codes:
-        if code not in RATES_TO_EUR:
-            raise ToolError(f"unknown currency {code!r}; known: {', '.join(RATES_TO_EUR)}")
-    return round(amount * RATES_TO_EUR[from_code.upper()] / RATES_TO_EUR[to_code.upper()], 2)
+    return round(amount * RATES_TO_EUR[from_code] / RATES_TO_EUR[to_code], 2)
 
 
 @tool
 def word_tally(text: str) -> int:
-    """Count the words in a text.
+    """Count the words in a text or sentence: how many words it has.
 
     Args:
         text: The text.
@@ -82,7 +82,7 @@ def word_tally(text: str) -> int:
 
 @tool
 def days_between_dates(start: str, end: str) -> int:
-    """The number of days from one date to another.
+    """Count the days between two dates: how many days from one date to another.
 
     Args:
         start: The first date, YYYY-MM-DD.
@@ -95,23 +95,20 @@ def days_between_dates(start: str, end: str) -> int:
 
 
 @tool
-def length_convert(value: float, from_unit: str, to_unit: str) -> float:
-    """Convert a length between kilometers (km), meters (m), miles (mi) and feet (ft).
+def length_convert(value: float, from_unit: LengthUnit, to_unit: LengthUnit) -> float:
+    """Convert a distance or length between kilometers, meters, miles and feet.
 
     Args:
         value: The length.
-        from_unit: Its unit: km, m, mi or ft.
-        to_unit: The unit wanted: km, m, mi or ft.
+        from_unit: Its unit.
+        to_unit: The unit wanted.
     """
-    for unit in (from_unit, to_unit):
-        if unit not in METERS:
-            raise ToolError(f"unknown unit {unit!r}; use one of {', '.join(METERS)}")
     return round(value * METERS[from_unit] / METERS[to_unit], 3)
 
 
 @tool
 def percent_of(percent: float, value: float) -> float:
-    """A percentage of a value.
+    """Work out a percentage of a value, such as 15% of 80 or a tip on a bill.
 
     Args:
         percent: The percentage, for example 15 for 15%.
@@ -122,7 +119,7 @@ def percent_of(percent: float, value: float) -> float:
 
 @tool
 def clock_in(city: str) -> str:
-    """The local time in a city now.
+    """What time it is now in a city: its local time.
 
     Args:
         city: The city.

@@ -116,7 +116,7 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
     if category == "synth_parallel":
         fn = rng.choice(pool)
         asked = [ask(fn, rng) for _ in range(rng.randint(2, 3))]
-        if len({q for q, _ in asked}) < len(asked):
+        if len({repr(a) for _, a in asked}) < len(asked):  # each ask a different call
             return _one(category, split, i, rng)
         question = " ".join(q if k == 0 else f"Also: {q}" for k, (q, _) in enumerate(asked))
         return _item(category, split, i, question, [fn], [a for _, a in asked])
@@ -127,11 +127,13 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         offered = [first, second, *rng.sample([f for f in pool if f not in (first, second)], rng.randint(0, 2))]
         rng.shuffle(offered)
         return _item(category, split, i, f"{q1} Also: {q2}", offered, [a1, a2])
-    if category == "synth_irrelevance":
+    if category == "synth_irrelevance":  # half near misses (the family's other functions), half unrelated ones
         fn = rng.choice(pool)
         family = next(f for f in fams if fn in f.functions)
+        siblings = [f for f in family.functions if f is not fn]
         unrelated = [f for f in pool if f not in family.functions]
-        offered = rng.sample(unrelated, min(len(unrelated), rng.randint(1, 3)))
+        near = bool(siblings) and rng.random() < 0.5
+        offered = siblings if near else rng.sample(unrelated, min(len(unrelated), rng.randint(1, 3)))
         question, _ = ask(fn, rng)
         return _item(category, split, i, question, offered, [])
     raise ValueError(f"unknown synth category {category!r}; known: {', '.join(SYNTH_CATEGORIES)}")

@@ -30,7 +30,7 @@ SENTENCES = (
     "our train leaves at seven",
     "she sold the old blue bicycle to a neighbour last spring",
 )
-OPPOSITES = {"hot": "cold", "up": "down", "early": "late", "open": "closed", "full": "empty", "wet": "dry"}
+OPPOSITES = {"hot": "cold", "up": "down", "early": "late", "open": "closed|close", "full": "empty", "wet": "dry"}
 # What a final answer must not hold: the wire formats' own markers.
 MARKUP = re.compile(r"<tool_call>|</?tool_response>|<\|[a-z_]+\|>|\[TOOL_|<｜tool|\bCALL \{|\bRESULT \{")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -38,14 +38,14 @@ _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 @dataclass(frozen=True)
 class Expect:
-    """What a right answer holds: a number (within 1%), or a piece of text (a time, a word)."""
+    """What a right answer holds: a number (within 1%), or a piece of text (a time, a word; "a|b" takes either)."""
 
     number: float | None = None
     text: str | None = None
 
     def met_by(self, answer: str) -> bool:
         if self.text is not None:
-            return self.text.lower() in answer.lower()
+            return any(t.lower() in answer.lower() for t in self.text.split("|"))
         assert self.number is not None
         for found in _NUMBER.findall(answer):
             value = float(found.replace(",", ""))

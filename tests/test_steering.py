@@ -1,0 +1,140 @@
+"""Steering a small model's decoding (loops, extra calls, grounding), the call gate and tool selection."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from toollab import CallPolicy, RequestParams, ToolCall, ToolSpec, UserMessage
+from toollab.eval.synth.everyday import EVERYDAY_TOOLS
+from toollab.formats import get_format
+from toollab.harness.request import Gate
+from toollab.models.local_gate import decide
+from toollab.models.local_steering import adds_to, extra_call_cut, loop_token
+
+HERMES = get_format("hermes")
+SPECS = [t.spec for t in EVERYDAY_TOOLS]
+
+
+def written(*calls: ToolCall) -> str:
+    return HERMES.render_calls(list(calls))
+
+
+def test_a_loop_is_a_block_repeated_back_to_back():
+    assert loop_token([5, 1, 2, 1, 2, 1, 2, 1, 2]) == 1  # (1, 2) four times: 1 would start it again
+    assert loop_token([7] * 8) == 7 and loop_token([7] * 7) is None  # one token: eight in a row
+    assert loop_token([1, 2, 3, 1, 2, 3, 1, 2, 3]) == 1
+    assert loop_token([1, 2, 3, 4, 5, 6, 7, 8, 9]) is None and loop_token([]) is None
+
+
+def test_a_turn_is_cut_before_a_call_that_repeats_or_adds_nothing_asked():
+    request = "What is the weather in Lima and in Quito?"
+    lima = ToolCall(name="weather_now", arguments={"city": "Lima"})
+    quito = ToolCall(name="weather_now", arguments={"city": "Quito"})
+    paris = ToolCall(name="weather_now", arguments={"city": "Paris"})
+    two = written(lima, quito)
+    assert extra_call_cut(two, HERMES, dedupe=True, request=request) is None  # a second city that was asked for
+    assert extra_call_cut(written(lima, lima), HERMES, dedupe=True, request=None) == written(lima)
+    assert extra_call_cut(written(lima, paris), HERMES, dedupe=False, request=request) == written(lima)
+    assert extra_call_cut(written(lima, lima), HERMES, dedupe=False, request=request) == written(lima)
+    assert extra_call_cut(two[:-3], HERMES, dedupe=True, request=request) is None  # not at a call's end
+    assert extra_call_cut(written(lima), HERMES, dedupe=True, request=request) is None  # the first call stays
+    assert extra_call_cut("[f(a=1), f(a=1)]", get_format("pythonic"), dedupe=True, request=None) is None
+    assert adds_to(ToolCall(name="arith", arguments={"expression": "9 * 4"}), [], "9 words\nmultiply by 4") is False
+    assert adds_to(ToolCall(name="w", arguments={"n": 9.0}), [], "it has 9 words") is True  # 9.0 written 9
+    climb = ToolCall(name="trail_climb", arguments={"trail": "Summit Path"})
+    grade = ToolCall(name="trail_grade", arguments={"trail": "Summit Path"})
+    assert adds_to(grade, [climb], "How hard is Summit Path, and how much does it climb?")  # another question
+    assert not adds_to(climb, [climb, grade], "How hard is Summit Path, and how much does it climb?")
+
+
+def test_tool_selection_keeps_the_finish_action_and_the_order():
+    def first_two(request, tools):
+        return tools[:2]
+
+    params = CallPolicy(select=first_two).params([*SPECS[:4], ToolSpec("finish", "", {})], False, "finish", "hi")
+    assert [t.name for t in params.tools] == [SPECS[0].name, SPECS[1].name, "finish"]
+    assert CallPolicy(select=first_two).params([], False).tools == []
+
+
+class NoModel:
+    """A stand-in for the local model: the relevance signals never ask it anything."""
+
+    format = HERMES
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signal", ["dense", "bm25"])
+def test_the_gate_calls_for_a_fitting_request_and_answers_otherwise(signal):
+    threshold = {"dense": 0.3, "bm25": 1.0}[signal]
+    params = RequestParams(SPECS, "auto", gate=Gate(signal, threshold))
+    asked = [UserMessage(content="What's the weather like in Lima?")]
+    decided, seen = asyncio.run(decide(NoModel(), asked, params, ""))  # type: ignore[arg-type]
+    assert decided.tool_choice == "required" and seen["call"] and seen["score"] >= threshold
+    decided, seen = asyncio.run(decide(NoModel(), [UserMessage(content="Say hello to Ana.")], params, ""))  # type: ignore[arg-type]
+    assert decided.tool_choice == "none" and not seen["call"]
+    required = RequestParams(SPECS, "required", gate=Gate(signal, threshold))
+    assert asyncio.run(decide(NoModel(), asked, required, "")) == (required, None)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_top_tools_keeps_the_ones_that_fit():
+    from toollab.retrieval import TopTools
+
+    chosen = TopTools(2)("How many words are in 'the quick brown fox'?", SPECS)
+    assert "word_tally" in [t.name for t in chosen] and len(chosen) == 2
+    assert [t.name for t in TopTools(1)("Convert 49 km to miles.", SPECS)] == ["length_convert"]
+    with pytest.raises(ValueError, match="unknown gate signal"):
+        Gate("vibes", 0.5)
+
+
+def test_switches_parse_and_set_the_policy_and_decoding():
+    from toollab.harness.request import ANSWER
+    from toollab.models.switches import GATE, SELECT, Switches
+
+    default = Switches()
+    assert default.policy().gate == GATE and default.policy().select == SELECT
+    assert default.policy().after_results == ANSWER and default.local_options()["grounding"] > 0
+    off = Switches.none()
+    assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
+    assert not any(off.local_options().values())
+    assert Switches.parse("gate=off, one_call=on").policy().first_turn == "required"
+    assert Switches.parse("one_call=on").policy().parallel is False
+    assert Switches.parse("") == default and "gate=on" in default.describe()
+    with pytest.raises(ValueError, match="unknown switch 'gates'"):
+        Switches.parse("gates=off")
+    with pytest.raises(ValueError, match="takes on or off"):
+        Switches.parse("gate=maybe")
+
+
+def test_answer_means_finish_when_there_is_one_and_prose_otherwise():
+    from toollab.harness.request import ANSWER
+
+    policy = CallPolicy(after_results=ANSWER)
+    tools = [SPECS[0], ToolSpec("finish", "", {})]
+    assert policy.params(tools, after_results=True, finish="finish").tool_choice == "finish"
+    assert policy.params(tools[:1], after_results=True, finish=None).tool_choice == "none"
+    assert policy.params(tools, after_results=False, finish="finish").tool_choice == "auto"
+
+
+def test_the_gate_curve_from_one_forced_run():
+    from toollab.eval.gate_curve import curve, operating_point
+    from toollab.eval.records import ItemRecord, Operations
+
+    def record(i, category, valid):
+        ops = Operations(latency_seconds=1.0, model_calls=1)
+        return ItemRecord(id=str(i), category=category, model="m", format="hermes", valid=valid, ops=ops)
+
+    records = [
+        record(0, "synth_simple", True),  # needs a call, calling gets it right
+        record(1, "synth_simple", False),  # needs a call, calling still gets it wrong
+        record(2, "synth_irrelevance", False),
+        record(3, "synth_irrelevance", False),
+    ]
+    scores = {"0": {"dense": 0.9}, "1": {"dense": 0.5}, "2": {"dense": 0.2}, "3": {"dense": 0.6}}
+    points = curve(records, scores, "dense")
+    assert (points[0].calls_right, points[0].irrelevance) == (0.5, 0.0)  # call on everything
+    assert (points[-1].calls_right, points[-1].irrelevance) == (0.0, 1.0)  # call on nothing
+    best = operating_point(points, floor=1.0)  # no call on either irrelevance item, and item 0 still called
+    assert 0.6 < best.threshold <= 0.9 and best.calls_right == 0.5 and best.irrelevance == 1.0

@@ -1,0 +1,51 @@
+"""The call gate of a local model: on a turn whose tool choice is "auto", decide between calling and answering.
+
+Left to itself under the "auto" grammar, SmolLM2-135M never opens a call; forced to ("required") it calls even
+when no tool fits. The gate measures one signal, compares it with a threshold fitted on the dev set (never on
+BFCL), and turns the turn into "required" or "none" before decoding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from toollab.harness.messages import Message, last_request
+from toollab.harness.request import RequestParams
+
+if TYPE_CHECKING:
+    from toollab.models.local import LocalModel
+
+
+async def gate_score(model: LocalModel, messages: Sequence[Message], params: RequestParams, prompt: str) -> float:
+    """The gate's signal for this turn (see `toollab.harness.request.Gate`)."""
+    assert params.gate is not None
+    tools = [t for t in params.tools if t.name != params.finish]
+    if params.gate.signal == "model":
+        envelope = model.format.envelope
+        trigger = envelope.trigger if envelope is not None else ""
+        return await asyncio.to_thread(model.continuation_logprob, prompt, trigger)
+    from toollab.retrieval import relevance
+
+    return await asyncio.to_thread(relevance, last_request(messages), tools, params.gate.signal)
+
+
+async def decide(
+    model: LocalModel, messages: Sequence[Message], params: RequestParams, prompt: str
+) -> tuple[RequestParams, dict[str, Any] | None]:
+    """The request as the gate leaves it ("auto" made "required", without the finish action, or "none"), and what
+    it measured (None when the gate did not apply). The decided tools shape the grammar; the prompt, already
+    written, still lists every tool."""
+    gate = params.gate
+    if gate is None or params.tool_choice != "auto" or not params.tools:
+        return params, None
+    score = await gate_score(model, messages, params, prompt)
+    call = score >= gate.threshold
+    if call:  # a call, of a tool: the finish action is an answer, which the gate has just turned down
+        tools = [t for t in params.tools if t.name != params.finish] or list(params.tools)
+        decided = dataclasses.replace(params, tools=tools, tool_choice="required")
+    else:
+        decided = dataclasses.replace(params, tool_choice="none")
+    return decided, {"signal": gate.signal, "score": score, "threshold": gate.threshold, "call": call}

@@ -1,0 +1,218 @@
+"""Steering a small model while it decodes, inside what the grammar allows, so the turn still parses.
+
+A 135M model falls into loops (the same few tokens over and over inside a string until the token budget ends the
+call unfinished), pads a turn with calls (the same call again, or one the request never asked for), and makes up
+argument values the request spells out. The loop guard, the extra-call cut and the grounding bias act on those.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from toollab.formats.base import Format
+from toollab.harness.messages import ToolCall
+
+LOOP_SPAN = 8  # a loop is a block of tokens repeated back to back over at least this many tokens
+LOOP_REPEATS = 3  # ... at least this many times
+MAX_BLOCK = 16
+REPEAT_SPAN = 6  # a stretch of this many tokens written twice in a turn is not written a third time
+PENALTY = 1e4  # subtracted from the logit of the token that would go round the loop again (finite: if the grammar
+# allows nothing else, the loop goes on rather than the decode failing)
+
+
+def loop_token(generated: Sequence[int]) -> int | None:
+    """The token that would continue an exact loop at the end of `generated`, if it ends in one."""
+    for block in range(1, MAX_BLOCK + 1):
+        repeats = max(LOOP_REPEATS, -(-LOOP_SPAN // block))
+        span = block * repeats
+        if len(generated) < span:
+            continue
+        tail = generated[-span:]
+        if all(tail[i] == tail[i % block] for i in range(span)):
+            return tail[0]  # the block starts again with its first token
+    return None
+
+
+def same_again(generated: Sequence[int], before: Sequence[int]) -> int | None:
+    """The token that would keep this turn identical to `before` (a turn whose calls all failed), while it is."""
+    n = len(generated)
+    return before[n] if n < len(before) and list(before[:n]) == list(generated) else None
+
+
+def repeat_token(generated: Sequence[int], structural: Callable[[Sequence[int]], bool]) -> int | None:
+    """The token that would write again a stretch of REPEAT_SPAN tokens this turn has already written: a value
+    copied twice, a sentence that starts over. Stretches that hold the wire format's own punctuation
+    (`structural`) are left alone: the second call of a turn repeats the first one's envelope."""
+    if len(generated) <= REPEAT_SPAN:
+        return None
+    tail = list(generated[-REPEAT_SPAN:])
+    for start in range(len(generated) - REPEAT_SPAN - 1, -1, -1):
+        if list(generated[start : start + REPEAT_SPAN]) == tail:
+            return None if structural(tail) else generated[start + REPEAT_SPAN]
+    return None
+
+
+def _key(call: ToolCall) -> tuple[str, str]:
+    return call.name, repr(call.args_or_raw())
+
+
+def _values(value: Any) -> list[str]:
+    """The scalar values in an argument value, as text (booleans and None left out: nothing to ground)."""
+    if isinstance(value, dict):
+        return [v for item in value.values() for v in _values(item)]
+    if isinstance(value, list):
+        return [v for item in value for v in _values(item)]
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, float) and value.is_integer():
+        return [str(int(value)), str(value)]
+    return [str(value)]
+
+
+def adds_to(call: ToolCall, earlier: Sequence[ToolCall], request: str) -> bool:
+    """Whether the call brings something the request asked for that the earlier calls of the turn did not: one of
+    its argument values appears in the request (numbers as written, text ignoring case) and, when an earlier call
+    used the same tool, in none of that tool's earlier calls (a second tool may ask about the same thing)."""
+    said = request.lower()
+    same_tool = [c for c in earlier if c.name == call.name]
+    used = {v.strip().lower() for c in same_tool for v in _values(c.args_or_raw())}
+    return any((v := raw.strip().lower()) and v in said and v not in used for raw in _values(call.args_or_raw()))
+
+
+def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None) -> str | None:
+    """When the call that `text` has just completed should not be in the turn, the text before it (the turn ends
+    there); None otherwise. A call is cut when it repeats an earlier call of the turn (`dedupe`), or when it
+    comes after the first and brings nothing new from the user's `request` (`adds_to`: a small model pads a
+    turn with calls the request never asked for). Only for formats that wrap each call in an envelope."""
+    envelope = format.envelope
+    if envelope is None or envelope.arguments != "json" or not text.endswith(envelope.end):
+        return None
+    calls = format.parse(text).tool_calls
+    if len(calls) < 2 or calls[-1].parse_error is not None:
+        return None
+    last = calls[-1]
+    repeated = dedupe and _key(last) in {_key(c) for c in calls[:-1]}
+    ungrounded = request is not None and not adds_to(last, calls[:-1], request)
+    if not (repeated or ungrounded):
+        return None
+    start = text.rfind(envelope.opening(last.name))
+    return text[:start].rstrip("\n") if start > 0 else None
+
+
+_WORDS = re.compile(r"[\w.%:-]+")
+_SEPARATORS = {"", ",", ".", ";", ":", "?", "!", ")", "]", "}", "'", '"', "),", ").", ");", "?'", "'?"}
+_VALUE = re.compile(r""":\s?("?)$""")  # inside a JSON call, where a value starts (or right after its quote)
+COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
+
+
+def _whole(tokenizer: Any, text: str) -> list[int]:
+    """The token that spells `text` by itself, if the tokenizer has one."""
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return ids if len(ids) == 1 else []
+
+
+def _token_ids(tokenizer: Any, words: Iterable[str]) -> set[int]:
+    """The ids a word takes alone or after a space (inside a JSON string a word starts right after the quote)."""
+    ids: set[int] = set()
+    for word in words:
+        for variant in (word, " " + word):
+            ids.update(tokenizer(variant, add_special_tokens=False)["input_ids"])
+    return ids
+
+
+@functools.cache
+def _bad_openings(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Tokens that would open a string value with nothing in it or with punctuation (a value starts with a word, a
+    number or an opening bracket): where the value starts (`""`, ` ",`...) and right after its opening quote
+    (`"`, `,`, `);`...). Found once per tokenizer, over its whole vocabulary."""
+    texts = [tokenizer.decode([i]) for i in range(len(tokenizer))]
+    before = re.compile(r"""^\s?"["\s,;.?!:)\]}']""")
+    after = re.compile(r"""^\s*["\s,;.?!:)\]}']""")
+    return (
+        tuple(i for i, t in enumerate(texts) if before.match(t)),
+        tuple(i for i, t in enumerate(texts) if after.match(t)),
+    )
+
+
+class Grounding:
+    """The grounding bias of one calling turn, so a small model copies the values it was given instead of making
+    them up. The source is the `request` and the `results` since. Its tokens get `strength` / 2 added to their
+    logits; while the turn is copying a span of it (its last tokens match the source), the token that comes next
+    in the source gets `strength` (the longest match decides). A string value may not open empty or with
+    punctuation. The finish action's answer is grounded on the results alone (an answer that restates the
+    question answers nothing). Once the turn's calls of a tool have used a word as often as the source holds it, a
+    further call of that tool gets the word's tokens `strength` taken away, so it copies the next value rather
+    than the first again (another tool may use the same word: a second question about the same thing)."""
+
+    def __init__(self, tokenizer: Any, request: str, results: str, strength: float, format: Format, finish: str | None):
+        import torch
+
+        assert format.envelope is not None
+        self._torch = torch
+        self.format = format
+        self.strength = strength
+        self.finish = finish
+        everything = f"{request}\n{results}"
+        found = _WORDS.findall(everything)
+        self.words = Counter(w.lower() for w in found)
+        self.by_word: dict[str, set[int]] = {}
+        for word in found:
+            self.by_word.setdefault(word.lower(), set()).update(_token_ids(tokenizer, {word, word.lower()}))
+        self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
+        before, after = _bad_openings(tokenizer)
+        self.bad_openings = torch.tensor(before, dtype=torch.long), torch.tensor(after, dtype=torch.long)
+        self.active = self.sources["all"]
+        self.spent: Any = None
+        head, _, tail = format.envelope.begin.partition("{name}")
+        self._opening = re.compile(re.escape(head) + r'([^"\n]+)' + re.escape(tail) + r"$")
+
+    def _source(self, tokenizer: Any, text: str) -> tuple[Any, list[int]]:
+        """A source's tokens (both spellings of each word, without the punctuation between values), and its token
+        sequence (to follow a copy)."""
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"] if text.strip() else []
+        starts = {i for i in ids if tokenizer.decode([i]).strip() not in _SEPARATORS}
+        tokens = starts | _token_ids(tokenizer, _WORDS.findall(text))
+        return self._torch.tensor(sorted(tokens), dtype=self._torch.long), ids
+
+    def _next_in_copy(self, generated: Sequence[int], sequence: list[int]) -> list[int]:
+        """The source tokens that continue the longest stretch (up to COPY_CONTEXT tokens) at the end of
+        `generated` that also stands in the source."""
+        for k in range(min(COPY_CONTEXT, len(generated)), 0, -1):
+            tail = list(generated[-k:])
+            found = [sequence[p] for p in range(k, len(sequence)) if sequence[p - k : p] == tail]
+            if found:
+                return found
+        return []
+
+    def bias(self, logits: Any, generated: Sequence[int], text: str) -> None:
+        tokens, sequence = self.active
+        if len(tokens):
+            logits[tokens] += self.strength / 2
+        following = self._next_in_copy(generated, sequence)
+        if following:
+            logits[following] += self.strength
+        opening = _VALUE.search(text)
+        if opening is not None:
+            logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
+        if self.spent is not None:
+            logits[self.spent] -= 2 * self.strength
+
+    def update(self, text: str) -> None:
+        """When a call's arguments are about to start: ground a finish on the results, and count the source words
+        this tool's earlier calls used."""
+        opening = self._opening.search(text)
+        if opening is None:
+            return
+        name = opening.group(1)
+        self.active = self.sources["results"] if name == self.finish else self.sources["all"]
+        used: Counter[str] = Counter()
+        for call in self.format.parse(text[: opening.start()]).tool_calls:
+            if call.name == name:
+                for value in _values(call.args_or_raw()):
+                    used.update(w.lower() for w in _WORDS.findall(value))
+        spent = {i for w, n in used.items() if w in self.words and n >= self.words[w] for i in self.by_word[w]}
+        self.spent = self._torch.tensor(sorted(spent), dtype=self._torch.long) if spent else None

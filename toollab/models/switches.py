@@ -1,0 +1,87 @@
+"""The named levers on how a local model uses tools, and what each sets.
+
+Each switch was measured alone and together with the others on the dev set (`toollab eval synth`, never BFCL),
+with McNemar's test against the default it would change (`benchmarks/switches.py`; README, "Making the default
+agent work"). `load_model` turns a `Switches` into the model's decoding options and call policy; every command
+takes `--switches "name=on,name=off"`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from toollab.harness.request import ANSWER, CallPolicy, Gate
+from toollab.retrieval import TopTools
+
+# Fitted on the dev set: the dense gate's threshold is the most accurate point on items that need a call that
+# keeps irrelevance accuracy at 80% or above (`toollab eval gate`); the selector's ratio keeps 98% (multiple) and
+# 88% (parallel_multiple) of the tools a train-split request asks for and drops 97-100% of the others; the
+# grounding strength was chosen among 2 and 3.
+GATE = Gate("dense", 0.28)
+SELECT = TopTools(3, signal="dense", ratio=0.7)
+GROUNDING = 3.0
+
+
+@dataclass(frozen=True)
+class Switches:
+    """`gate`: a turn that answers the user calls only when the request fits an offered tool (otherwise it
+    answers), instead of always calling. `select`: a request shows only the tools that fit it. `grounding`:
+    argument values copy the request and the results (a later call of the same tool, the next value).
+    `loop_guard`: no token loops inside a call. `extra_calls`: a turn ends before a call that repeats one of its
+    calls or asks nothing the request asked. `one_call`: one call a turn. `finish_after_results`: a turn after
+    tool results is a finish (an answer from the results) instead of prose or more calls. `direct_results`: a
+    round whose calls all succeed ends the run with their results as the answer (no answer written by the model;
+    LangChain's return_direct)."""
+
+    gate: bool = True
+    select: bool = True
+    grounding: bool = True
+    loop_guard: bool = True
+    extra_calls: bool = True
+    one_call: bool = False
+    finish_after_results: bool = True
+    direct_results: bool = False
+
+    @classmethod
+    def parse(cls, text: str, base: Switches | None = None) -> Switches:
+        """`base` (the defaults) with "name=on,name=off" put in. Raises ValueError naming what is wrong."""
+        values: dict[str, bool] = {}
+        names = [f.name for f in dataclasses.fields(cls)]
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            name, _, value = part.partition("=")
+            if name not in names:
+                raise ValueError(f"unknown switch {name!r}; switches: {', '.join(names)}")
+            if value not in ("on", "off"):
+                raise ValueError(f"switch {name!r} takes on or off, not {value!r}")
+            values[name] = value == "on"
+        return dataclasses.replace(base or cls(), **values)
+
+    @classmethod
+    def none(cls) -> Switches:
+        """Every switch off: the agent as it was before any was measured."""
+        return cls(**{f.name: False for f in dataclasses.fields(cls)})
+
+    def local_options(self) -> dict[str, Any]:
+        """The local model's decoding options."""
+        return {
+            "loop_guard": self.loop_guard,
+            "dedupe_calls": self.extra_calls,
+            "grounded_calls": self.extra_calls,
+            "grounding": GROUNDING if self.grounding else 0.0,
+        }
+
+    def policy(self) -> CallPolicy:
+        """How an agent asks the model for calls."""
+        return CallPolicy(
+            first_turn="auto" if self.gate else "required",
+            after_results=ANSWER if self.finish_after_results else "auto",
+            parallel=not self.one_call,
+            gate=GATE if self.gate else None,
+            select=SELECT if self.select else None,
+            direct=self.direct_results,
+        )
+
+    def describe(self) -> str:
+        return ", ".join(f"{f.name}={'on' if getattr(self, f.name) else 'off'}" for f in dataclasses.fields(self))
