@@ -138,3 +138,52 @@ def test_the_gate_curve_from_one_forced_run():
     assert (points[-1].calls_right, points[-1].irrelevance) == (0.0, 1.0)  # call on nothing
     best = operating_point(points, floor=1.0)  # no call on either irrelevance item, and item 0 still called
     assert 0.6 < best.threshold <= 0.9 and best.calls_right == 0.5 and best.irrelevance == 1.0
+
+
+TIRES = ToolSpec(
+    "recommended_tire_pressure",
+    "Recommended tire pressure for a car model.",
+    {
+        "type": "object",
+        "properties": {"car_model": {"type": "string", "description": "Model and year."}},
+        "required": ["car_model"],
+        "additionalProperties": False,
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def steered():
+    """The embedded model with the default switches, and with every switch off (the same weights, loaded once)."""
+    from toollab.models.registry import load_model
+    from toollab.models.switches import Switches
+
+    return {
+        "on": load_model("local", max_new_tokens=96, switches=Switches()),
+        "off": load_model("local", max_new_tokens=96, switches=Switches.none()),
+    }
+
+
+@pytest.mark.slow
+def test_grounded_arguments_copy_the_request_and_the_turn_stops_before_a_repeat(steered):
+    # every switch off, SmolLM2 makes the car up ("Tesla 2022") and writes a second call; grounded, the value is
+    # the request's own span, and the turn ends after the one call the request asks for
+    asked = [UserMessage(content="What tire pressure for a Model 3 2022?")]
+    params = RequestParams([TIRES], "required")
+    off = asyncio.run(steered["off"].request(asked, params))
+    on = asyncio.run(steered["on"].request(asked, params))
+    assert off.message.tool_calls[0].args_as_dict() != {"car_model": "Model 3 2022"}, off.raw
+    (call,) = on.message.tool_calls
+    assert call.args_as_dict() == {"car_model": "Model 3 2022"}, on.raw
+
+
+@pytest.mark.slow
+def test_the_default_agent_calls_for_a_fitting_request_and_answers_from_the_result(steered):
+    from toollab import Agent
+
+    result = Agent(steered["on"], EVERYDAY_TOOLS, max_steps=4).run_sync("What is the weather like in Lima?")
+    assert result.status == "completed", result
+    called = [r for r in result.tool_results if r.name == "weather_now"]
+    assert called and not called[0].is_error, result.tool_results
+    assert called[0].content in (result.answer or ""), result.answer  # the answer is the result, not made up
+    assert "<tool_response>" not in (result.answer or "")
