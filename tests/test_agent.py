@@ -257,6 +257,8 @@ def test_direct_results_end_the_run_with_what_the_tools_returned():
     model = ScriptedModel([[call("add", a=1, b=2), call("add", a=3, b=4)]])
     result = Agent(model, [add], policy=policy).run_sync("1+2 and 3+4?")
     assert result.status == RunStatus.COMPLETED and result.answer == "3.0\n7.0"
+    twice = ScriptedModel([[call("add", a=1, b=2), call("add", a=1, b=2)]])
+    assert Agent(twice, [add], policy=policy).run_sync("1+2?").answer == "3.0"  # a repeated result is said once
     failing = ScriptedModel([call("add", a="x", b=2), call("add", a=1, b=2), "3"])  # a failed call: go on
     result = Agent(failing, [add], policy=policy).run_sync("1+2?")
     assert result.answer == "3.0" and [r.error_kind for r in result.tool_results] == [errors.INVALID_ARGUMENTS, None]

@@ -96,6 +96,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     default = Switches()
     assert default.policy().gate == GATE and default.policy().select == SELECT
     assert default.policy().after_results == ANSWER and default.local_options()["grounding"] > 0
+    assert default.policy().direct and default.policy().parallel
     off = Switches.none()
     assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
     assert not any(off.local_options().values())

@@ -137,7 +137,8 @@ class RunState:
                 return RunStatus.COMPLETED, str(call.args_as_dict()["answer"])
         answers = [results.get(c.id) for c in message.tool_calls]
         if self.direct and all(r is not None and not r.is_error and r.name != self.control for r in answers):
-            return RunStatus.COMPLETED, "\n".join(r.content for r in answers if r is not None)
+            # the same result twice (a call the model repeated) is said once
+            return RunStatus.COMPLETED, "\n".join(dict.fromkeys(r.content for r in answers if r is not None))
         return None
 
     def end(

@@ -33,7 +33,8 @@ class Switches:
     calls or asks nothing the request asked. `one_call`: one call a turn. `finish_after_results`: a turn after
     tool results is a finish (an answer from the results) instead of prose or more calls. `direct_results`: a
     round whose calls all succeed ends the run with their results as the answer (no answer written by the model;
-    LangChain's return_direct)."""
+    LangChain's return_direct): on the dev set's everyday tasks SmolLM2's own answers after results lost 16 items
+    and gained none against them."""
 
     gate: bool = True
     select: bool = True
@@ -42,7 +43,7 @@ class Switches:
     extra_calls: bool = True
     one_call: bool = False
     finish_after_results: bool = True
-    direct_results: bool = False
+    direct_results: bool = True
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
