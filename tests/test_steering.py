@@ -28,6 +28,13 @@ def test_a_loop_is_a_block_repeated_back_to_back():
     assert loop_token([1, 2, 3, 4, 5, 6, 7, 8, 9]) is None and loop_token([]) is None
 
 
+def test_a_number_past_twenty_digits_is_a_runaway():
+    from toollab.models.local_steering import runaway_number
+
+    assert runaway_number('{"time": 500000001000000015000') and runaway_number("50.0000000100000001500")
+    assert not runaway_number('"2027-10-18", "rate": 3.14159265358979') and not runaway_number("1234567890 12345")
+
+
 def test_a_turn_is_cut_before_a_call_that_repeats_or_adds_nothing_asked():
     request = "What is the weather in Lima and in Quito?"
     lima = ToolCall(name="weather_now", arguments={"city": "Lima"})

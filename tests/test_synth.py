@@ -111,3 +111,21 @@ def test_an_everyday_task_run_by_a_right_agent_passes_and_a_wrong_one_fails(tmp_
 def test_the_everyday_tools_are_deterministic():
     assert weather_of("Oslo") == weather_of(" oslo ") and time_in("Lima") == time_in("lima")
     assert len({weather_of(c) for c in ("Oslo", "Lima", "Cusco", "Porto", "Bergen")}) > 1
+
+
+def test_a_run_records_every_switch_and_is_not_resumed_under_other_defaults(tmp_path):
+    import asyncio
+
+    from toollab.eval.bfcl.run import BfclRun, RunConfig
+    from toollab.models.scripted import ScriptedModel
+    from toollab.models.switches import Switches
+
+    config = RunConfig(model="local", categories=["synth_simple"], limit=1, dataset="synth", switches="one_call=on")
+    run = BfclRun(config, tmp_path, model=ScriptedModel(["I cannot tell."]))
+    assert run.config.switches == Switches.parse("one_call=on").describe() and "gate=on" in run.config.switches
+    asyncio.run(run.run())
+    again = RunConfig(model="local", categories=["synth_simple"], limit=1, dataset="synth", switches="one_call=on")
+    assert BfclRun(again, tmp_path, model=ScriptedModel([])).pending == []  # the same switches: resumed
+    defaults = RunConfig(model="local", categories=["synth_simple"], dataset="synth")
+    with pytest.raises(ValueError, match="Use another --out folder"):
+        BfclRun(defaults, tmp_path, model=ScriptedModel([]))

@@ -31,9 +31,11 @@ from toollab.models.local_gate import decide
 from toollab.models.local_steering import (
     PENALTY,
     Grounding,
+    digit_tokens,
     extra_call_cut,
     loop_token,
     repeat_token,
+    runaway_number,
     same_again,
 )
 from toollab.models.local_weights import LoadedModel
@@ -347,6 +349,8 @@ class LocalModel:
                     for looping in (loop_token(generated), repeat_token(generated, structural), again):
                         if looping is not None:
                             logits[looping] -= PENALTY
+                    if runaway_number(text):
+                        logits[list(digit_tokens(tokenizer))] -= PENALTY
                 if matcher is not None:
                     matcher.mask(logits)
                 token = self._pick(logits)

@@ -37,6 +37,24 @@ def loop_token(generated: Sequence[int]) -> int | None:
     return None
 
 
+MAX_DIGITS = 20  # more digits in a row than a double holds (17): a number that has stopped meaning anything
+_DIGIT_RUN = re.compile(r"[0-9][0-9.]*$")
+
+
+def runaway_number(text: str) -> bool:
+    """Whether `text` ends in a run of MAX_DIGITS digits or more (decimal points allowed between them): SmolLM2
+    goes on writing digits ("50000000100000001100...") until the token budget cuts the call off."""
+    run = _DIGIT_RUN.search(text)
+    return run is not None and sum(c.isdigit() for c in run.group()) >= MAX_DIGITS
+
+
+@functools.cache
+def digit_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens made of digits alone (with or without a leading space), found once per tokenizer."""
+    texts = (tokenizer.decode([i]) for i in range(len(tokenizer)))
+    return tuple(i for i, t in enumerate(texts) if t.strip().isdigit())
+
+
 def same_again(generated: Sequence[int], before: Sequence[int]) -> int | None:
     """The token that would keep this turn identical to `before` (a turn whose calls all failed), while it is."""
     n = len(generated)

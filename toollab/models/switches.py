@@ -29,12 +29,12 @@ class Switches:
     """`gate`: a turn that answers the user calls only when the request fits an offered tool (otherwise it
     answers), instead of always calling. `select`: a request shows only the tools that fit it. `grounding`:
     argument values copy the request and the results (a later call of the same tool, the next value).
-    `loop_guard`: no token loops inside a call. `extra_calls`: a turn ends before a call that repeats one of its
-    calls or asks nothing the request asked. `one_call`: one call a turn. `finish_after_results`: a turn after
-    tool results is a finish (an answer from the results) instead of prose or more calls. `direct_results`: a
-    round whose calls all succeed ends the run with their results as the answer (no answer written by the model;
-    LangChain's return_direct): on the dev set's everyday tasks SmolLM2's own answers after results lost 16 items
-    and gained none against them."""
+    `loop_guard`: no token loops inside a call, and no number runs past 20 digits. `extra_calls`: a turn ends
+    before a call that repeats one of its calls or asks nothing the request asked. `one_call`: one call a turn.
+    `finish_after_results`: a turn after tool results is a finish (an answer from the results) instead of prose or
+    more calls. `direct_results`: a round whose calls all succeed ends the run with their results as the answer
+    (no answer written by the model; LangChain's return_direct): on the dev set's everyday tasks SmolLM2's own
+    answers after results lost 16 items and gained none against them."""
 
     gate: bool = True
     select: bool = True

@@ -54,7 +54,7 @@ class RunConfig:
     tool_choice: str | None = None  # auto, required, none or a tool name (the first turn's)
     after_results: str | None = None  # the tool choice after tool results (multi-turn)
     parallel: bool | None = None  # several calls in one turn
-    switches: str = ""  # local models: the measured switches turned on or off ("gate=off,...")
+    switches: str = ""  # local models: the switches changed from the defaults ("gate=off,..."); the run records all
     dataset: str = "bfcl"  # "bfcl", or "synth" (the dev set, `toollab.eval.synth`)
     split: str | None = None  # the dev set's split: train, dev or test
 
@@ -106,6 +106,8 @@ class BfclRun:
             tool_choice=self.policy.first_turn,
             after_results=self.policy.after_results,
             parallel=self.policy.parallel,
+            # every switch's value, not the changes to the defaults: a folder is not resumed under other defaults
+            switches=Switches.parse(config.switches).describe() if is_local(config.model) else config.switches,
         )
         self._check_resumable()
         # BFCL keeps environment instances in module globals keyed by this name: fresh per process and run
