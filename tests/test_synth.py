@@ -129,3 +129,20 @@ def test_a_run_records_every_switch_and_is_not_resumed_under_other_defaults(tmp_
     defaults = RunConfig(model="local", categories=["synth_simple"], dataset="synth")
     with pytest.raises(ValueError, match="Use another --out folder"):
         BfclRun(defaults, tmp_path, model=ScriptedModel([]))
+
+
+def test_eval_synth_on_the_command_line_runs_the_split_asked_for(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from toollab.interfaces.cli import app
+
+    args = ["eval", "synth", "--model", "ground-truth", "--split", "test", "--categories", "synth_simple"]
+    result = CliRunner().invoke(app, [*args, "--limit", "2", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    config = json.loads((tmp_path / "run.json").read_text())
+    assert (config["dataset"], config["split"], config["categories"]) == ("synth", "test", ["synth_simple"])
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in records] == ["synth_simple_test_0", "synth_simple_test_1"]
+    assert all(r["valid"] for r in records)  # the ground truth, written and read back

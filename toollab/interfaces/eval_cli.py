@@ -90,21 +90,8 @@ def bfcl(
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
-    config = RunConfig(
-        model=model,
-        categories=[c.strip() for c in categories.split(",") if c.strip()],
-        format=format,
-        limit=limit,
-        max_new_tokens=max_new_tokens,
-        concurrency=concurrency,
-        item_timeout=item_timeout,
-        constrained=constrained,
-        tool_choice=tool_choice,
-        after_results=after_results,
-        parallel=parallel,
-        switches=switches,
-    )
-    _evaluate(config, out)
+    options = dict(locals())
+    _evaluate(_config(options), out)
 
 
 @app.command()
@@ -128,23 +115,16 @@ def synth(
 ) -> None:
     """Run the dev set (generated items in BFCL's shapes, and everyday agent tasks), judged like BFCL; tune on
     this, never on BFCL. Writes results.jsonl, summary.json and report.html into --out."""
-    config = RunConfig(
-        model=model,
-        categories=[c.strip() for c in categories.split(",") if c.strip()],
-        format=format,
-        limit=limit,
-        max_new_tokens=max_new_tokens,
-        concurrency=concurrency,
-        item_timeout=item_timeout,
-        constrained=constrained,
-        tool_choice=tool_choice,
-        after_results=after_results,
-        parallel=parallel,
-        switches=switches,
-        dataset="synth",
-        split=split,
-    )
-    _evaluate(config, out)
+    options = dict(locals())
+    _evaluate(_config(options, dataset="synth"), out)
+
+
+def _config(options: dict[str, Any], **fixed: Any) -> RunConfig:
+    """A run's config from a command's options (its parameters, which are named after RunConfig's fields; the
+    categories come comma-separated and --out is not part of the config)."""
+    fields = {k: v for k, v in options.items() if k != "out"}
+    fields["categories"] = [c.strip() for c in fields["categories"].split(",") if c.strip()]
+    return RunConfig(**fields, **fixed)
 
 
 def _evaluate(config: RunConfig, out: Path | None) -> None:
