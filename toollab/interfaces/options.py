@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 import typer
 from rich.console import Console
+
+from toollab.models.switches import Switches
 
 stderr = Console(stderr=True)  # messages for the user; stdout carries results (--json)
 
@@ -39,8 +42,8 @@ SwitchesOption = Annotated[
     str,
     typer.Option(
         "--switches",
-        help="Local models: turn the measured switches on or off, e.g. 'gate=off,one_call=on' (gate, select, "
-        "grounding, loop_guard, extra_calls, one_call, finish_after_results; README).",
+        help="Local models: turn the measured switches on or off, e.g. 'gate=off,one_call=on' "
+        f"({', '.join(f.name for f in dataclasses.fields(Switches))}; README).",
     ),
 ]
 Parallel = Annotated[

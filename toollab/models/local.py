@@ -338,6 +338,7 @@ class LocalModel:
             def structural(tokens: Sequence[int]) -> bool:
                 return any(c in tokenizer.decode(list(tokens)) for c in '{}"<>[]')
 
+            source = f"{request}\n{results}" if self.grounded_calls else None  # what an added call must draw on
             steer = None
             if self.grounding and matcher is not None and request and self.format.envelope is not None:
                 steer = Grounding(tokenizer, request, results, self.grounding, self.format, context.finish)
@@ -371,8 +372,7 @@ class LocalModel:
                 if steer is not None:
                     steer.update(text)
                 if (self.dedupe_calls or self.grounded_calls) and matcher is not None and matcher.can_end():
-                    grounding = f"{request}\n{results}" if self.grounded_calls else None
-                    before = extra_call_cut(text, self.format, self.dedupe_calls, grounding)
+                    before = extra_call_cut(text, self.format, self.dedupe_calls, source)
                     if before is not None:
                         text, stop_reason = before, "extra_call"
                         break

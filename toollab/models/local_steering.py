@@ -127,12 +127,6 @@ _VALUE = re.compile(r""":\s?("?)$""")  # inside a JSON call, where a value start
 COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
 
 
-def _whole(tokenizer: Any, text: str) -> list[int]:
-    """The token that spells `text` by itself, if the tokenizer has one."""
-    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    return ids if len(ids) == 1 else []
-
-
 def _token_ids(tokenizer: Any, words: Iterable[str]) -> set[int]:
     """The ids a word takes alone or after a space (inside a JSON string a word starts right after the quote)."""
     ids: set[int] = set()
