@@ -106,7 +106,12 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert default.policy().direct and default.policy().parallel
     off = Switches.none()
     assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
-    assert not any(off.local_options().values())
+    assert off.local_options() == {
+        "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
+        "votes": 1,
+    }  # fmt: skip
+    assert Switches.parse("vote=on").local_options()["votes"] > 1
+    assert Switches.parse("demos=on").local_options()["demos"] is not None
     assert Switches.parse("gate=off, one_call=on").policy().first_turn == "required"
     assert Switches.parse("one_call=on").policy().parallel is False
     assert Switches.parse("") == default and "gate=on" in default.describe()
@@ -160,6 +165,36 @@ TIRES = ToolSpec(
 )
 
 
+def test_a_vote_keeps_the_calls_most_candidates_make_and_the_greedy_one_on_a_tie():
+    from toollab import AssistantMessage
+    from toollab.models.local_vote import majority
+
+    def said(*calls: tuple[str, dict]) -> AssistantMessage:
+        return AssistantMessage(tool_calls=[ToolCall(id=str(i), name=n, arguments=a) for i, (n, a) in enumerate(calls)])
+
+    a, b = ("tires", {"car_model": "Model 3"}), ("tires", {"car_model": "Tesla"})
+    broken = AssistantMessage(tool_calls=[ToolCall(name="tires", arguments="{", parse_error="unreadable")])
+    assert majority([said(b), said(a), said(a), said(b, a), said(a)]) == (1, 3)
+    assert majority([said(a, b), said(b, a), said(b)]) == (0, 2)  # the same calls in another order agree
+    assert majority([said(b), said(a)]) == (0, 1)  # a tie keeps the greedy candidate
+    assert majority([broken, said(a)]) == (1, 1)  # a failed greedy turn is replaced by a readable one
+    assert majority([broken, AssistantMessage(content="no call")]) == (0, 0)
+
+
+def test_demonstrations_come_before_the_first_request_and_the_nearest_last():
+    from toollab import SystemMessage
+    from toollab.models.demos import DemoPicker, bank, with_demos
+
+    picked = DemoPicker(2)("How much is 20 USD in yen?")
+    assert len(picked) == 2 and picked[0] != picked[1] and picked[0].calls[0][0] != picked[1].calls[0][0]
+    assert "fx" in picked[-1].calls[0][0]  # the currency demonstration is the nearest
+    asked = [SystemMessage(content="Be brief."), UserMessage(content="How much is 20 USD in yen?")]
+    shown = with_demos(asked, picked)
+    assert shown[0] == asked[0] and shown[-1] == asked[-1] and len(shown) == 6
+    assert shown[1].content == picked[0].question and shown[2].tool_calls[0].name == picked[0].calls[0][0]
+    assert DemoPicker(0)("anything") == [] and DemoPicker(2)("") == [] and len(bank()) >= 100
+
+
 @pytest.fixture(scope="module")
 def steered():
     """The embedded model with the default switches, and with every switch off (the same weights, loaded once)."""
@@ -169,6 +204,7 @@ def steered():
     return {
         "on": load_model("local", max_new_tokens=96, switches=Switches()),
         "off": load_model("local", max_new_tokens=96, switches=Switches.none()),
+        "voting": load_model("local", max_new_tokens=96, switches=Switches(demos=True, vote=True)),
     }
 
 
@@ -195,3 +231,20 @@ def test_the_default_agent_calls_for_a_fitting_request_and_answers_from_the_resu
     assert called and not called[0].is_error, result.tool_results
     assert called[0].content in (result.answer or ""), result.answer  # the answer is the result, not made up
     assert "<tool_response>" not in (result.answer or "")
+
+
+@pytest.mark.slow
+def test_a_voting_turn_with_demonstrations_decodes_five_candidates_the_same_way_each_time(steered):
+    asked = [UserMessage(content="What tire pressure for a Model 3 2022?")]
+    params = RequestParams([TIRES], "required")
+    model = steered["voting"]
+    assert "<tool_call>" in model.prompt(asked, [TIRES]).split("Model 3 2022")[0]  # a demonstration came first
+    first = asyncio.run(model.request(asked, params))
+    again = asyncio.run(model.request(asked, params))
+    votes = first.metadata["votes"]
+    assert votes["candidates"] == 5 and 1 <= votes["agreeing"] <= 5, votes
+    assert first.raw == again.raw and first.metadata["votes"] == again.metadata["votes"]  # seeded by the prompt
+    (call,) = first.message.tool_calls
+    assert call.name == TIRES.name and call.parse_error is None
+    one = len(model.load().tokenizer(first.raw)["input_ids"])
+    assert first.usage.output_tokens > 2 * one  # every candidate's tokens are counted

@@ -38,6 +38,18 @@ def test_nothing_in_it_comes_from_bfcl():
         assert not {it.turns[0][0]["content"].strip().lower() for it in items} & questions
 
 
+def test_the_shipped_demonstrations_are_the_generators_train_items_and_nothing_of_bfcls():
+    from toollab.eval.synth.demos import generate
+    from toollab.models.demos import bank
+
+    _, questions = bfcl_names_and_questions()
+    shipped = bank()
+    assert list(shipped) == generate()  # regenerate with `python -m toollab.eval.synth.demos`
+    train = {fn.name for family in families("train") for fn in family.functions}
+    assert {name for demo in shipped for name, _ in demo.calls} <= train
+    assert not {demo.question.strip().lower() for demo in shipped} & questions
+
+
 def test_splits_hold_their_functions_and_templates_apart():
     owner: dict[str, str] = {}
     for split in SPLITS:

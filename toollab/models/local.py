@@ -8,6 +8,7 @@ Decoding is a plain loop over single-token forward passes: greedy, or sampled wi
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from toollab.harness.messages import (
 from toollab.harness.model import ModelError, ModelResponse
 from toollab.harness.request import CallPolicy, RequestParams
 from toollab.models import local_weights
+from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_gate import decide
 from toollab.models.local_steering import (
     PENALTY,
@@ -38,6 +40,7 @@ from toollab.models.local_steering import (
     runaway_number,
     same_again,
 )
+from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
 
@@ -143,6 +146,8 @@ class LocalModel:
         dedupe_calls: bool = False,
         grounded_calls: bool = False,
         grounding: float = 0.0,
+        demos: DemoPicker | None = None,
+        votes: int = 1,
     ):
         self.path = path
         self.format_name = format
@@ -160,6 +165,8 @@ class LocalModel:
         self.dedupe_calls = dedupe_calls  # end the turn where it starts repeating one of its own calls
         self.grounded_calls = grounded_calls  # ... or adds a call with nothing from the request in it
         self.grounding = grounding  # added to the logits of the request's and the results' tokens in a calling turn
+        self.demos = demos  # worked examples shown before the request when tools are offered
+        self.votes = votes  # a calling turn decodes this many candidates and keeps the calls most of them make
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._cache: Any = None  # the key-value cache of the last decode (LeanCache or transformers' DynamicCache)
@@ -194,6 +201,8 @@ class LocalModel:
     def prompt(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str:
         """The full prompt text for the next assistant turn."""
         tokenizer = self.load().tokenizer
+        if self.demos is not None and tools:
+            messages = with_demos(messages, self.demos(last_request(messages)))
         if self.uses_template_tools:
             return tokenizer.apply_chat_template(
                 _template_messages(messages),
@@ -217,32 +226,39 @@ class LocalModel:
             context = TurnContext(
                 last_request(messages), results_since_request(messages), params.finish, failed_turn(messages)
             )
-            generation, matcher = await local_weights.on_torch_thread_async(self._generate_turn, text, params, context)
+            candidates = await local_weights.on_torch_thread_async(self._candidates, text, params, context)
         except ValueError as exc:  # a constraint that cannot serve this format or tool choice
             raise ModelError(f"constrained decoding: {exc}", source="harness") from exc
         except Exception as exc:
             raise ModelError(f"local generation failed: {type(exc).__name__}: {exc}", source="harness") from exc
-        if generation.truncated:
-            message = self._truncated(generation, tools)
-        elif tools:
-            message = self.format.parse(generation.text, tools)
-        else:
-            message = AssistantMessage(content=generation.text.strip() or None, raw=generation.text)
+        messages_out = [self._message(generation, tools) for generation, _ in candidates]
+        chosen, agreeing = majority(messages_out)
+        generation, matcher = candidates[chosen]
+        message = messages_out[chosen]
         usage = Usage(
             input_tokens=generation.prompt_tokens,
-            output_tokens=generation.new_tokens,
+            output_tokens=sum(g.new_tokens for g, _ in candidates),
             cached_input_tokens=generation.cached_tokens,
         )
         metadata: dict[str, Any] = {
             "stop_reason": generation.stop_reason,
             "first_token_seconds": generation.first_token_seconds,
-            "decode_seconds": generation.decode_seconds,
+            "decode_seconds": sum(g.decode_seconds for g, _ in candidates),
         }
         if matcher is not None:
             metadata["grammar"] = matcher.stats.to_dict()
         if gated is not None:
             metadata["gate"] = gated
+        if len(candidates) > 1:
+            metadata["votes"] = {"candidates": len(candidates), "agreeing": agreeing, "chosen": chosen}
         return ModelResponse(message, usage, raw=generation.text, metadata=metadata)
+
+    def _message(self, generation: Generation, tools: Sequence[ToolSpec]) -> AssistantMessage:
+        if generation.truncated:
+            return self._truncated(generation, tools)
+        if tools:
+            return self.format.parse(generation.text, tools)
+        return AssistantMessage(content=generation.text.strip() or None, raw=generation.text)
 
     def _truncated(self, generation: Generation, tools: Sequence[ToolSpec]) -> AssistantMessage:
         """A constrained turn cut off mid-call: its complete calls, and the unfinished one as a parse error."""
@@ -292,10 +308,29 @@ class LocalModel:
         """Decode a continuation of `prompt`, reusing the cached prefix of the last decode."""
         return local_weights.on_torch_thread(self._generate, prompt, max_new_tokens)
 
-    def _generate_turn(
+    def _candidates(
         self, prompt: str, params: RequestParams, context: TurnContext
+    ) -> list[tuple[Generation, TokenMatcher | None]]:
+        """The turn as decoded, and for a calling turn under `votes`, more candidates sampled at
+        `VOTE_TEMPERATURE` from a generator seeded by the prompt (the same turn draws the same candidates)."""
+        first = self._generate_turn(prompt, params, context)
+        if self.votes <= 1 or not params.tools or params.tool_choice == "none":
+            return [first]
+        import torch
+
+        sampler = torch.Generator().manual_seed(int.from_bytes(hashlib.sha256(prompt.encode()).digest()[:8], "big"))
+        sampling = (VOTE_TEMPERATURE, sampler)
+        return [first, *(self._generate_turn(prompt, params, context, sampling) for _ in range(self.votes - 1))]
+
+    def _generate_turn(
+        self,
+        prompt: str,
+        params: RequestParams,
+        context: TurnContext,
+        sampling: tuple[float, Any] | None = None,
     ) -> tuple[Generation, TokenMatcher | None]:
-        """One assistant turn, constrained when there is a constraint and the turn offers tools."""
+        """One assistant turn, constrained when there is a constraint and the turn offers tools. `sampling`:
+        (temperature, torch generator) instead of the model's own."""
         matcher = None
         if self.constraint is not None and params.tools:
             loaded = self.load()
@@ -305,9 +340,9 @@ class LocalModel:
                 loaded.tokenizer,
                 loaded.model.config.vocab_size,
                 sorted(loaded.eos_ids),
-                greedy=self.temperature <= 0,
+                greedy=(sampling[0] if sampling else self.temperature) <= 0,
             )
-        return self._generate(prompt, None, matcher, context), matcher
+        return self._generate(prompt, None, matcher, context, sampling), matcher
 
     def _generate(
         self,
@@ -315,6 +350,7 @@ class LocalModel:
         max_new_tokens: int | None,
         matcher: TokenMatcher | None = None,
         context: TurnContext | None = None,
+        sampling: tuple[float, Any] | None = None,
     ) -> Generation:
         import torch
 
@@ -354,7 +390,7 @@ class LocalModel:
                         logits[list(digit_tokens(tokenizer))] -= PENALTY
                 if matcher is not None:
                     matcher.mask(logits)
-                token = self._pick(logits)
+                token = self._pick(logits, *(sampling or ()))
                 if token in loaded.eos_ids:
                     stop_reason = "eos"
                     break
@@ -419,21 +455,24 @@ class LocalModel:
     def _cached_length(self) -> int:
         return self._cache.length if self.load().lean is not None else self._cache.get_seq_length()
 
-    def _pick(self, logits: Any) -> int:
+    def _pick(self, logits: Any, temperature: float | None = None, generator: Any = None) -> int:
         import torch
 
-        if self.temperature <= 0:
+        temperature = self.temperature if temperature is None else temperature
+        if temperature <= 0:
             return int(logits.argmax())
-        if self._generator is None:
-            self._generator = torch.Generator()
-            if self.seed is not None:
-                self._generator.manual_seed(self.seed)
-        probs = torch.softmax(logits.float() / self.temperature, dim=-1)
+        if generator is None:
+            if self._generator is None:
+                self._generator = torch.Generator()
+                if self.seed is not None:
+                    self._generator.manual_seed(self.seed)
+            generator = self._generator
+        probs = torch.softmax(logits.float() / temperature, dim=-1)
         if self.top_p < 1.0:
             sorted_probs, order = probs.sort(descending=True)
             keep = sorted_probs.cumsum(-1) - sorted_probs < self.top_p
             probs = torch.zeros_like(probs).scatter(0, order[keep], sorted_probs[keep])
-        return int(torch.multinomial(probs, 1, generator=self._generator))
+        return int(torch.multinomial(probs, 1, generator=generator))
 
 
 def stop_at(text: str, stops: Sequence[str], result_marker: str | None) -> tuple[str, str] | None:

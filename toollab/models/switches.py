@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toollab.harness.request import ANSWER, CallPolicy, Gate
+from toollab.models.demos import DemoPicker
 from toollab.retrieval import TopTools
 
 # Fitted on the dev set: the dense gate's threshold is the most accurate point on items that need a call that
@@ -22,6 +23,8 @@ from toollab.retrieval import TopTools
 GATE = Gate("dense", 0.28)
 SELECT = TopTools(3, signal="dense", ratio=0.7)
 GROUNDING = 3.0
+DEMOS = DemoPicker(2)  # the two demonstrations nearest the request
+VOTES = 5  # candidates of a calling turn under `vote`: the greedy one and four samples
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,10 @@ class Switches:
     `finish_after_results`: a turn after tool results is a finish (an answer from the results) instead of prose or
     more calls. `direct_results`: a round whose calls all succeed ends the run with their results as the answer
     (no answer written by the model; LangChain's return_direct): on the dev set's everyday tasks SmolLM2's own
-    answers after results lost 16 items and gained none against them."""
+    answers after results lost 16 items and gained none against them. `demos`: the two worked requests (from the
+    dev set's train split) nearest the request are shown before it, with their calls in the model's format.
+    `vote`: a calling turn decodes five candidates (greedy and four samples) and keeps the calls most of them
+    make (self-consistency); it costs up to five times the decoding."""
 
     gate: bool = True
     select: bool = True
@@ -44,6 +50,8 @@ class Switches:
     one_call: bool = False
     finish_after_results: bool = True
     direct_results: bool = True
+    demos: bool = False
+    vote: bool = False
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -71,6 +79,8 @@ class Switches:
             "dedupe_calls": self.extra_calls,
             "grounded_calls": self.extra_calls,
             "grounding": GROUNDING if self.grounding else 0.0,
+            "demos": DEMOS if self.demos else None,
+            "votes": VOTES if self.vote else 1,
         }
 
     def policy(self) -> CallPolicy:

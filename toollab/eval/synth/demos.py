@@ -1,0 +1,40 @@
+"""The few-shot bank local models are shown (`toollab.models.demos`), generated from the train split.
+
+Run `python -m toollab.eval.synth.demos` to write it again; `tests/test_synth.py` checks that the shipped file
+is exactly what this writes, so the bank is never edited by hand and never holds dev, test or BFCL items.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toollab.eval.bfcl.data import Item
+from toollab.eval.synth.generate import load_synth
+from toollab.models.demos import BANK, Demo
+
+CATEGORIES = ("synth_simple", "synth_multiple", "synth_parallel", "synth_parallel_multiple")
+PER_CATEGORY = 40
+
+
+def demo_of(item: Item) -> Demo:
+    """An item's question and its first acceptable call of each answer (an optional argument left out when
+    leaving it out is acceptable)."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for answer in item.answer:
+        ((name, params),) = answer.items()
+        calls.append((name, {p: values[0] for p, values in params.items() if values[0] != ""}))
+    return Demo(item.turns[0][0]["content"], tuple(calls))
+
+
+def generate(per_category: int = PER_CATEGORY) -> list[Demo]:
+    return [demo_of(item) for item in load_synth(CATEGORIES, split="train", limit=per_category)]
+
+
+def write(path: Path = BANK) -> None:
+    path.write_text("".join(d.to_json() + "\n" for d in generate()), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write()
+    print(f"wrote {BANK}")
