@@ -7,9 +7,9 @@ is exactly what this writes, so the bank is never edited by hand and never holds
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from toollab.eval.bfcl.data import Item
+from toollab.eval.bfcl.oracle import answer_calls
 from toollab.eval.synth.generate import load_synth
 from toollab.models.demos import BANK, Demo
 
@@ -18,13 +18,9 @@ PER_CATEGORY = 40
 
 
 def demo_of(item: Item) -> Demo:
-    """An item's question and its first acceptable call of each answer (an optional argument left out when
-    leaving it out is acceptable)."""
-    calls: list[tuple[str, dict[str, Any]]] = []
-    for answer in item.answer:
-        ((name, params),) = answer.items()
-        calls.append((name, {p: values[0] for p, values in params.items() if values[0] != ""}))
-    return Demo(item.turns[0][0]["content"], tuple(calls))
+    """An item's question and its ground truth as calls (`answer_calls`: the first acceptable values)."""
+    calls = tuple((c.name, c.args_as_dict()) for c in answer_calls(item))
+    return Demo(item.turns[0][0]["content"], calls)
 
 
 def generate(per_category: int = PER_CATEGORY) -> list[Demo]:
