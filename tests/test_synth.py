@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections import defaultdict
 
@@ -141,6 +142,14 @@ def test_a_run_records_every_switch_and_is_not_resumed_under_other_defaults(tmp_
     defaults = RunConfig(model="local", categories=["synth_simple"], dataset="synth")
     with pytest.raises(ValueError, match="Use another --out folder"):
         BfclRun(defaults, tmp_path, model=ScriptedModel([]))
+    # a folder written before a switch existed (it does not name `vote`) ran without it: resumed with it off
+    meta = tmp_path / "run.json"
+    recorded = json.loads(meta.read_text())
+    recorded["switches"] = recorded["switches"].replace(",vote=off", "")
+    meta.write_text(json.dumps(recorded))
+    assert BfclRun(again, tmp_path, model=ScriptedModel([])).pending == []
+    with pytest.raises(ValueError, match="Use another --out folder"):
+        BfclRun(dataclasses.replace(again, switches="one_call=on,vote=on"), tmp_path, model=ScriptedModel([]))
 
 
 def test_eval_synth_on_the_command_line_runs_the_split_asked_for(tmp_path):

@@ -18,9 +18,10 @@ from toollab.harness import Agent, RunResult, RunStatus
 from toollab.harness.events import Event, MessageAdded, ModelResponded, RoundEnded, ToolReturned
 from toollab.harness.model import ModelError
 from toollab.harness.request import policy_of
-from toollab.interfaces import eval_cli, lab_cli, serve_cli
+from toollab.interfaces import eval_cli, lab_cli, serve_cli, train_cli
 from toollab.interfaces.loading import load_local, load_tools
 from toollab.interfaces.options import (
+    AdapterOption,
     AfterResults,
     Constrained,
     Parallel,
@@ -39,6 +40,8 @@ app.command("lab")(lab_cli.lab)
 app.add_typer(serve_cli.mcp_app, name="mcp")
 app.add_typer(serve_cli.rest_app, name="rest")
 app.command("gateway")(serve_cli.gateway)
+app.command("train-data")(train_cli.train_data)
+app.command("train")(train_cli.train)
 
 
 @app.callback()
@@ -136,6 +139,7 @@ def run(
     after_results: AfterResults = None,
     parallel: Parallel = None,
     switches: SwitchesOption = "",
+    adapter: AdapterOption = None,
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
@@ -146,6 +150,7 @@ def run(
             max_new_tokens=max_new_tokens,
             constrained=constrained,
             switches=Switches.parse(switches),
+            adapter=adapter,
         )
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
         agent = Agent(

@@ -22,7 +22,15 @@ from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
 from toollab.harness.request import GATE_SIGNALS
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import AfterResults, Constrained, Parallel, SwitchesOption, ToolChoiceOption, fail
+from toollab.interfaces.options import (
+    AdapterOption,
+    AfterResults,
+    Constrained,
+    Parallel,
+    SwitchesOption,
+    ToolChoiceOption,
+    fail,
+)
 from toollab.models.registry import MODEL_FORMS
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
@@ -87,6 +95,7 @@ def bfcl(
     after_results: AfterResults = None,
     parallel: Parallel = None,
     switches: SwitchesOption = "",
+    adapter: AdapterOption = None,
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
@@ -112,6 +121,7 @@ def synth(
     after_results: AfterResults = None,
     parallel: Parallel = None,
     switches: SwitchesOption = "",
+    adapter: AdapterOption = None,
 ) -> None:
     """Run the dev set (generated items in BFCL's shapes, and everyday agent tasks), judged like BFCL; tune on
     this, never on BFCL. Writes results.jsonl, summary.json and report.html into --out."""

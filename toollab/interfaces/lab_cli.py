@@ -15,7 +15,15 @@ from toollab.formats import FORMATS
 from toollab.harness.model import Model, ModelError
 from toollab.harness.request import CallPolicy
 from toollab.interfaces.loading import load_local, progress_bar
-from toollab.interfaces.options import AfterResults, Constrained, Parallel, SwitchesOption, ToolChoiceOption, fail
+from toollab.interfaces.options import (
+    AdapterOption,
+    AfterResults,
+    Constrained,
+    Parallel,
+    SwitchesOption,
+    ToolChoiceOption,
+    fail,
+)
 from toollab.lab import EXPERIMENTS, SimulatedModel
 from toollab.lab.experiments import Settings
 from toollab.models.registry import MODEL_FORMS, load_model
@@ -34,6 +42,7 @@ def lab_model(
     max_new_tokens: int,
     switches: Switches | None = None,
     policy: CallPolicy | None = None,
+    adapter: str | None = None,
 ) -> Model:
     """The simulated model (`sim`) or any model string `toollab run` takes, with the project's defaults
     (`load_model`), `switches` and `policy` put in."""
@@ -46,6 +55,7 @@ def lab_model(
         constrained=constrained,
         switches=switches,
         policy=policy,
+        adapter=adapter,
     )
 
 
@@ -62,6 +72,7 @@ def lab(
     after_results: AfterResults = None,
     parallel: Parallel = None,
     switches: SwitchesOption = "",
+    adapter: AdapterOption = None,
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
     if name not in EXPERIMENTS:
@@ -76,6 +87,7 @@ def lab(
             max_new_tokens=max_new_tokens,
             switches=levers,
             policy=levers.policy().updated(tool_choice, after_results, parallel),
+            adapter=adapter,
         )
         load_local(chosen, console)
     except (ValueError, ModelError) as exc:

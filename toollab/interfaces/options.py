@@ -46,6 +46,10 @@ SwitchesOption = Annotated[
         f"({', '.join(f.name for f in dataclasses.fields(Switches))}; README).",
     ),
 ]
+AdapterOption = Annotated[
+    str | None,
+    typer.Option(help="Local models: a LoRA adapter folder written by `toollab train` (its adapter/ folder)."),
+]
 Parallel = Annotated[
     bool | None,
     typer.Option("--parallel/--one-call", help="Several calls in a turn, or one (default: the model's policy)."),

@@ -147,6 +147,7 @@ class LocalModel:
         grounded_calls: bool = False,
         grounding: float = 0.0,
         demos: DemoPicker | None = None,
+        adapter: str | None = None,
         votes: int = 1,
     ):
         self.path = path
@@ -159,6 +160,7 @@ class LocalModel:
         self.stop = tuple(stop) + self.format.stop
         self.result_marker = self.format.result_marker
         self.dtype = dtype
+        self.adapter = adapter  # a LoRA adapter folder merged into the weights at load
         self.constraint = constraint
         self.policy = policy  # how an agent should ask this model for calls (None: the agent's default)
         self.loop_guard = loop_guard  # steer away from the token that would go round a loop again
@@ -179,20 +181,20 @@ class LocalModel:
         """Load the weights now (once per process); `request` does it on first use otherwise."""
         if self._loaded is None:
             try:
-                self._loaded = local_weights.load(self.path, self.dtype)
+                self._loaded = local_weights.load(self.path, self.dtype, self.adapter)
             except (OSError, ValueError) as exc:
                 raise ModelError(f"cannot load the local model: {exc}", source="harness") from exc
         return self._loaded
 
     def is_loaded(self) -> bool:
         try:
-            return self._loaded is not None or local_weights.is_loaded(self.path, self.dtype)
+            return self._loaded is not None or local_weights.is_loaded(self.path, self.dtype, self.adapter)
         except (OSError, ValueError):
             return False  # a bad path: `load` says so
 
     @property
     def display_name(self) -> str:
-        return self.path or local_weights.EMBEDDED_NAME
+        return (self.path or local_weights.EMBEDDED_NAME) + (f" + adapter {self.adapter}" if self.adapter else "")
 
     @property
     def uses_template_tools(self) -> bool:

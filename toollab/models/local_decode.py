@@ -19,10 +19,17 @@ from toollab.models.local_quant import Int4Linear
 
 
 def _fuse(layers: list[Int4Linear]) -> Int4Linear:
-    """One int4 layer computing several at once (their outputs side by side)."""
+    """One int4 layer computing several at once (their outputs side by side); their low-rank updates, if any,
+    become one: the `down` matrices stacked, the `up` ones block-diagonal."""
     packed = torch.cat([layer.packed for layer in layers], dim=0)
     scales = torch.cat([layer.scales_and_zeros for layer in layers], dim=1)
-    return Int4Linear(packed, scales, sum(layer.out_features for layer in layers), layers[0].in_features)
+    fused = Int4Linear(packed, scales, sum(layer.out_features for layer in layers), layers[0].in_features)
+    if any(layer.down is not None for layer in layers):
+        # stored transposed: downs side by side ([in, sum of ranks]), ups block-diagonal ([sum of ranks, sum out])
+        downs = [layer.down if layer.down is not None else torch.zeros(layer.in_features, 0) for layer in layers]
+        ups = [layer.up if layer.up is not None else torch.zeros(0, layer.out_features) for layer in layers]
+        fused.down, fused.up = torch.cat(downs, dim=1).contiguous(), torch.block_diag(*ups).contiguous()
+    return fused
 
 
 class LeanCache:

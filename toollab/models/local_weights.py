@@ -76,7 +76,7 @@ def weights_mode(gguf: str | None, dtype: str) -> str:
     return "int4" if gguf and fast_dtype() == "bfloat16" else fast_dtype()
 
 
-_loaded: dict[tuple[str, str], LoadedModel] = {}
+_loaded: dict[tuple[str, str, str], LoadedModel] = {}
 _load_lock = threading.Lock()
 
 # Every torch call of the local backend runs on this one thread. Work handed to a second thread starts a second
@@ -108,17 +108,26 @@ async def on_torch_thread_async(fn: Callable[..., T], *args: Any) -> T:
     return await asyncio.wrap_future(_torch_executor().submit(fn, *args))
 
 
-def load(path: str | None = None, dtype: str = "auto") -> LoadedModel:
-    """Load a model once per process (later calls return the same object). Never touches the network."""
-    return on_torch_thread(_load, path, dtype)
+def load(path: str | None = None, dtype: str = "auto", adapter: str | None = None) -> LoadedModel:
+    """Load a model once per process (later calls return the same object). Never touches the network.
+    `adapter`: a LoRA adapter folder (peft's files, as `toollab train` writes them), merged into the weights."""
+    return on_torch_thread(_load, path, dtype, adapter)
 
 
-def _load(path: str | None, dtype: str) -> LoadedModel:
+def _key(path: str | None, dtype: str, adapter: str | None) -> tuple[str, str, str]:
+    folder, gguf = resolve(path)
+    where = str(Path(adapter).expanduser().resolve()) if adapter else ""
+    return str(folder / (gguf or "")), weights_mode(gguf, dtype), where
+
+
+def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedModel:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     folder, gguf = resolve(path)
     mode = weights_mode(gguf, dtype)
-    key = (str(folder / (gguf or "")), mode)
+    key = _key(path, dtype, adapter)
+    if adapter and not (Path(adapter).expanduser() / "adapter_config.json").is_file():
+        raise FileNotFoundError(f"{adapter} is not an adapter folder (no adapter_config.json)")
     with _load_lock:
         if key in _loaded:
             return _loaded[key]
@@ -137,6 +146,11 @@ def _load(path: str | None, dtype: str) -> LoadedModel:
             tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
             load_dtype = torch.float32 if mode == "int4" else getattr(torch, mode)
             model = AutoModelForCausalLM.from_pretrained(folder, dtype=load_dtype, **kwargs).eval()
+            low_rank: dict[str, tuple[Any, Any]] = {}
+            if adapter and mode == "int4":
+                model, low_rank = lora_parts(model, adapter)
+            elif adapter:
+                model = merged(model, adapter)
         finally:
             hf_logging.set_verbosity(verbosity)
         head = None
@@ -146,6 +160,9 @@ def _load(path: str | None, dtype: str) -> LoadedModel:
             head = to_q8(model.lm_head)  # read before the model is cast to bfloat16
             packed = pack_gguf_weights(model)
             mode = f"int4 ({packed} layers) + bfloat16" if packed else "bfloat16"
+            if low_rank:
+                attach_low_rank(model, low_rank)
+                mode += f" + LoRA on {len(low_rank)} layers"
         eos = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
         configured = model.generation_config.eos_token_id
         eos |= set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
@@ -153,7 +170,7 @@ def _load(path: str | None, dtype: str) -> LoadedModel:
             token_id = tokenizer.convert_tokens_to_ids(marker)
             if isinstance(token_id, int) and token_id != tokenizer.unk_token_id:
                 eos.add(token_id)
-        name = EMBEDDED_NAME if path is None else str(path)
+        name = (EMBEDDED_NAME if path is None else str(path)) + (f" + {adapter}" if adapter else "")
         lean = None
         if mode.startswith("int4"):
             from toollab.models.local_decode import LeanLlama
@@ -164,6 +181,66 @@ def _load(path: str | None, dtype: str) -> LoadedModel:
         return loaded
 
 
-def is_loaded(path: str | None = None, dtype: str = "auto") -> bool:
+def load_for_training(path: str | None = None) -> tuple[Any, Any]:
+    """A fresh tokenizer and float32 model (not the shared one generation uses), for fine-tuning. Offline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
     folder, gguf = resolve(path)
-    return (str(folder / (gguf or "")), weights_mode(gguf, dtype)) in _loaded
+    kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, **kwargs)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    return tokenizer, model
+
+
+def is_loaded(path: str | None = None, dtype: str = "auto", adapter: str | None = None) -> bool:
+    return _key(path, dtype, adapter) in _loaded
+
+
+def merged(model: Any, adapter: str) -> Any:
+    """The model with a LoRA adapter's low-rank updates added into its weights (once, at load: decoding then
+    costs what the base model costs)."""
+    from peft import PeftModel
+
+    return PeftModel.from_pretrained(model, str(Path(adapter).expanduser())).merge_and_unload()
+
+
+def lora_parts(model: Any, adapter: str) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+    """The model without the adapter, and the adapter's update of each layer it changes, by the layer's name:
+    (A, B times the adapter's scaling), so that the update is `B @ A` (peft reads the files)."""
+    from peft import PeftModel
+    from peft.tuners.lora import LoraLayer
+
+    wrapped = PeftModel.from_pretrained(model, str(Path(adapter).expanduser()))
+    parts: dict[str, tuple[Any, Any]] = {}
+    for name, module in wrapped.named_modules():
+        if isinstance(module, LoraLayer) and "default" in module.lora_A:
+            lora: Any = module  # peft's attribute types are loose
+            down = lora.lora_A["default"].weight.detach().clone()
+            up = (lora.lora_B["default"].weight * lora.scaling["default"]).detach().clone()
+            parts[name.removeprefix("base_model.model.")] = (down, up)
+    return wrapped.unload(), parts
+
+
+def attach_low_rank(model: Any, parts: dict[str, tuple[Any, Any]]) -> None:
+    """Each update onto its layer: kept apart on an int4 layer, added into the weight of any other."""
+    import torch
+
+    from toollab.models.local_quant import Int4Linear
+
+    for name, (down, up) in parts.items():
+        layer = model.get_submodule(name)
+        if isinstance(layer, Int4Linear):
+            layer.add_low_rank(down, up)
+        else:
+            with torch.no_grad():
+                layer.weight += (up @ down).to(layer.weight.dtype)

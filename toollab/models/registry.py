@@ -62,6 +62,7 @@ def load_model(
     constrained: bool | None = None,
     switches: Switches | None = None,
     policy: CallPolicy | None = None,
+    adapter: str | None = None,
     **options: Any,
 ) -> Model:
     """A model from its string, with the project's defaults: every command builds its model here.
@@ -69,9 +70,12 @@ def load_model(
     Local models decode constrained unless `constrained` is False, with the measured `switches` (`Switches()`
     unless given), which set their decoding and the call policy they carry (`policy` replaces it); `format` and
     `max_new_tokens` apply to them (other backends ignore all of these). Constrained decoding is refused for
-    other backends, which constrain on their side. `options` go to the backend's constructor."""
+    other backends, which constrain on their side. `adapter` (a LoRA adapter folder) is for local models only.
+    `options` go to the backend's constructor."""
     if constrained:
         require_local(spec)
+    if adapter and not is_local(spec):
+        raise ValueError(f"an adapter applies to local models, not {spec!r}")
     kind, _, rest = spec.partition(":")
     if kind == "local":
         if max_new_tokens is not None:
@@ -79,7 +83,14 @@ def load_model(
         grammar = ToolGrammar() if constrained is not False else None
         chosen = switches or Switches()
         options = {**chosen.local_options(), **options}
-        return LocalModel(rest or None, format=format, constraint=grammar, policy=policy or chosen.policy(), **options)
+        return LocalModel(
+            rest or None,
+            format=format,
+            constraint=grammar,
+            policy=policy or chosen.policy(),
+            adapter=adapter,
+            **options,
+        )
     if kind == "openai" and rest:
         name, _, base_url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
         return OpenAIModel(name, base_url=base_url or None, **options)

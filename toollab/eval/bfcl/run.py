@@ -57,6 +57,7 @@ class RunConfig:
     switches: str = ""  # local models: the switches changed from the defaults ("gate=off,..."); the run records all
     dataset: str = "bfcl"  # "bfcl", or "synth" (the dev set, `toollab.eval.synth`)
     split: str | None = None  # the dev set's split: train, dev or test
+    adapter: str | None = None  # local models: a LoRA adapter folder (`toollab train`)
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resumption (the same items must mean the same thing)."""
@@ -66,12 +67,21 @@ class RunConfig:
 # The fields that make two runs' items comparable; a run folder may only be resumed with the same values.
 IDENTITY = (
     *("dataset", "split", "model", "format", "max_new_tokens"),
-    *("constrained", "tool_choice", "after_results", "parallel", "switches"),
+    *("constrained", "tool_choice", "after_results", "parallel", "switches", "adapter"),
 )
 # What a run.json without a field meant when it was written (before the defaults moved to `load_model`).
 _OLD_DEFAULTS = {"format": None, "max_new_tokens": 192, "constrained": False, "tool_choice": "auto"}
-_OLD_DEFAULTS |= {"after_results": "auto", "parallel": True, "dataset": "bfcl", "split": None}
+_OLD_DEFAULTS |= {"after_results": "auto", "parallel": True, "dataset": "bfcl", "split": None, "adapter": None}
 _OLD_DEFAULTS["switches"] = "(none: written before the switches)"  # so an old folder is not resumed with them
+
+
+def _with_later_switches(recorded: str) -> str:
+    """A recorded switch list with the switches added since it was written, off (as they were then); a list from
+    before the switches were recorded stays as it is (it is never resumed)."""
+    try:
+        return Switches.parse(recorded, Switches.none()).describe() if "=" in recorded else recorded
+    except ValueError:
+        return recorded
 
 
 Progress = Callable[[ItemRecord], None]
@@ -121,6 +131,7 @@ class BfclRun:
             max_new_tokens=c.max_new_tokens,
             constrained=c.constrained,
             switches=Switches.parse(c.switches),
+            adapter=c.adapter,
         )
 
     def _check_resumable(self) -> None:
@@ -128,6 +139,8 @@ class BfclRun:
         if meta.exists():
             before = json.loads(meta.read_text(encoding="utf-8"))
             previous = {k: before.get(k, _OLD_DEFAULTS.get(k)) for k in IDENTITY}
+            if is_local(self.config.model) and previous["switches"] != self.config.switches:
+                previous["switches"] = _with_later_switches(previous["switches"])
             if previous != self.config.identity():
                 raise ValueError(
                     f"{self.out} holds a run of {previous}; this one is {self.config.identity()}. "

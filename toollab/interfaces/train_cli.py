@@ -1,0 +1,83 @@
+"""`toollab train-data` and `toollab train`: fine-tuning a local model to call tools, on CPU."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from toollab.interfaces.loading import progress_bar
+from toollab.interfaces.options import fail
+from toollab.models.registry import is_local
+from toollab.train.data import write_data
+from toollab.train.sft import Step, TrainConfig
+from toollab.train.sft import train as run_training
+
+console = Console()
+
+# A configuration for tests and a first look: about a minute here (adapters on the top 4 layers, a few steps).
+QUICK = {"max_examples": 24, "batch_size": 4, "seq_len": 384, "lora_layers": 4, "learning_rate": 1e-3}
+
+
+def train_data(
+    out: Annotated[Path, typer.Option(help="Folder for train.jsonl, heldout.jsonl and data.json.")],
+    per_category: Annotated[int, typer.Option(min=1, help="Training examples per category (train split).")] = 400,
+    heldout: Annotated[int, typer.Option(min=0, help="Held-out examples per category (dev split).")] = 10,
+    mask: Annotated[float, typer.Option(min=0, max=1, help="Share of examples with names masked.")] = 0.3,
+    seed: Annotated[int, typer.Option(help="Seed of the items, the shuffles and the masks.")] = 0,
+) -> None:
+    """Write training conversations generated from the dev set's train split (never from BFCL)."""
+    card = write_data(out, per_category, heldout, mask, seed)
+    console.print(f"wrote {card['examples']} into {out}")
+
+
+def train(
+    data: Annotated[Path, typer.Option(help="A folder written by `toollab train-data`.")],
+    out: Annotated[Path, typer.Option(help="Run folder: checkpoint/, adapter/ (or model/), train.json.")],
+    model: Annotated[str, typer.Option(help="The local model to train: local or local:PATH.")] = "local",
+    format: Annotated[str, typer.Option(help="The wire format the runtime will parse.")] = "hermes",
+    lora_rank: Annotated[int, typer.Option(min=1, help="LoRA rank.")] = 16,
+    lora_layers: Annotated[int | None, typer.Option(min=1, help="Adapters on the top N layers only.")] = None,
+    full: Annotated[bool, typer.Option(help="Train every weight instead of adapters.")] = False,
+    epochs: Annotated[float, typer.Option(min=0.01, help="Passes over the data.")] = 1.0,
+    batch_size: Annotated[int, typer.Option(min=1, help="Packed rows per step.")] = 8,
+    seq_len: Annotated[int, typer.Option(min=64, help="Tokens per packed row.")] = 512,
+    learning_rate: Annotated[float | None, typer.Option(help="Default 2e-4 (adapters), 2e-5 (full).")] = None,
+    max_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop and save after this long.")] = None,
+    checkpoint_minutes: Annotated[float, typer.Option(min=0.05, help="Minutes between checkpoints.")] = 5.0,
+    seed: Annotated[int, typer.Option(help="Seed of the adapters, the dropout and the batch order.")] = 0,
+    resume: Annotated[bool, typer.Option(help="Go on from --out's last checkpoint.")] = False,
+    quick: Annotated[bool, typer.Option(help="A one-minute configuration (tests, a first look).")] = False,
+) -> None:
+    """Fine-tune a local model on tool calls (LoRA by default), with a progress bar and resumable checkpoints."""
+    if not is_local(model):
+        raise fail(f"training runs on local models, not {model!r}")
+    config = TrainConfig(
+        data=str(data), out=str(out), model=model.partition(":")[2] or None, format=format, lora_rank=lora_rank,
+        lora_layers=lora_layers, full=full, epochs=epochs, batch_size=batch_size, seq_len=seq_len,
+        learning_rate=learning_rate, max_minutes=max_minutes, checkpoint_minutes=checkpoint_minutes, seed=seed,
+    )  # fmt: skip
+    if quick:
+        config = dataclasses.replace(config, **QUICK)  # type: ignore[arg-type]
+    with progress_bar(console, "loss {task.fields[loss]}", "{task.fields[speed]} tok/s") as progress:
+        bar = progress.add_task("training", total=None, loss="-", speed="-")
+
+        def shown(step: Step) -> None:
+            speed = f"{step.tokens_per_second:.0f}"
+            progress.update(bar, completed=step.step, total=step.steps, loss=f"{step.loss:.3f}", speed=speed)
+
+        try:
+            result = run_training(config, resume=resume, on_step=shown)
+        except (ValueError, FileNotFoundError) as exc:
+            raise fail(str(exc)) from None
+    stopped = " (stopped by --max-minutes: --resume goes on)" if result.stopped == "time" else ""
+    console.print(
+        f"{result.steps} steps, {result.tokens} tokens in {result.seconds:.0f} s ({result.tokens_per_second:.0f} "
+        f"tok/s), peak memory {result.peak_memory_mb:.0f} MB; held-out loss {result.heldout_loss_before:.3f} -> "
+        f"{result.heldout_loss_after:.3f}{stopped}"
+    )
+    use = f"--model local:{result.saved}" if config.full else f"--adapter {result.saved}"
+    console.print(f"saved {result.saved} (use it with {use}); {out / 'train.json'}")
