@@ -146,3 +146,17 @@ def test_an_adapter_loads_merged_and_beside_int4_weights_and_computes_what_peft_
     lean = packed.lean.forward(ids[0].tolist(), cache)
     cosine = torch.nn.functional.cosine_similarity(lean.float(), expected.float(), dim=0)
     assert cosine > 0.995 and int(lean.argmax()) == int(expected.argmax())
+
+
+@pytest.mark.slow
+def test_the_loss_on_targets_alone_is_the_models_own_loss():
+    import torch
+
+    from toollab.models import local_weights
+    from toollab.train.sft import batches, target_loss
+
+    tokenizer, model = local_weights.load_for_training(None)
+    examples = [tokenize(e, get_format("hermes"), tokenizer) for e in generate("train", 2, mask=0.0, seed=0)]
+    (batch,) = batches(examples[:3], 3, tokenizer.eos_token_id)
+    with torch.inference_mode():
+        assert abs(float(target_loss(model, batch)) - float(model(**batch).loss)) < 1e-4

@@ -43,7 +43,7 @@ def train(
     lora_layers: Annotated[int | None, typer.Option(min=1, help="Adapters on the top N layers only.")] = None,
     full: Annotated[bool, typer.Option(help="Train every weight instead of adapters.")] = False,
     epochs: Annotated[float, typer.Option(min=0.01, help="Passes over the data.")] = 1.0,
-    batch_size: Annotated[int, typer.Option(min=1, help="Packed rows per step.")] = 8,
+    batch_size: Annotated[int, typer.Option(min=1, help="Packed rows per step.")] = 4,
     seq_len: Annotated[int, typer.Option(min=64, help="Tokens per packed row.")] = 512,
     learning_rate: Annotated[float | None, typer.Option(help="Default 2e-4 (adapters), 2e-5 (full).")] = None,
     max_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop and save after this long.")] = None,
