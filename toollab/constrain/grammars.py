@@ -74,7 +74,7 @@ def structural_tag(format: Format, params: RequestParams) -> dict[str, Any]:
     if envelope is None:
         raise ValueError(f"constrained decoding supports the formats {', '.join(constrainable())}, not {format.name!r}")
     if params.tool_choice == "none" or not params.tools:
-        return {"type": "structural_tag", "format": {"type": "any_text", "excludes": [envelope.trigger]}}
+        return {"type": "structural_tag", "format": {"type": "any_text", "excludes": _openings(envelope)}}
     chosen = _chosen(params)
     one = envelope.arguments == "pythonic" or not params.parallel
     tools = [t for t in chosen if t.name != params.finish]
@@ -90,5 +90,12 @@ def structural_tag(format: Format, params: RequestParams) -> dict[str, Any]:
         turn = {"type": "or", "elements": [calls, alone]}
     if must_call:
         return {"type": "structural_tag", "format": turn}
-    text = {"type": "any_text", "excludes": [envelope.trigger]}
+    text = {"type": "any_text", "excludes": _openings(envelope)}
     return {"type": "structural_tag", "format": {"type": "sequence", "elements": [text, turn]}}
+
+
+def _openings(envelope: CallEnvelope) -> list[str]:
+    """What text outside a call may not hold: the trigger, and a tag trigger with attributes (a fine-tuned
+    SmolLM2 wrote `<tool_call id="...">` in a turn told to answer)."""
+    tag = envelope.trigger.removesuffix(">")
+    return [envelope.trigger, f"{tag} "] if tag != envelope.trigger else [envelope.trigger]

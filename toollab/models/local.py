@@ -233,7 +233,9 @@ class LocalModel:
             raise ModelError(f"constrained decoding: {exc}", source="harness") from exc
         except Exception as exc:
             raise ModelError(f"local generation failed: {type(exc).__name__}: {exc}", source="harness") from exc
-        messages_out = [self._message(generation, tools) for generation, _ in candidates]
+        # a turn told to answer is read as prose: a call written in it (outside the grammar's envelope) is not run
+        readable = tools if params.tool_choice != "none" else ()
+        messages_out = [self._message(generation, readable) for generation, _ in candidates]
         chosen, agreeing = majority(messages_out)
         generation, matcher = candidates[chosen]
         message = messages_out[chosen]
