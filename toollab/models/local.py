@@ -126,7 +126,8 @@ class LocalModel:
     `tools=`, and `hermes` otherwise. `constraint` (a `toollab.constrain.ToolGrammar`) constrains every turn that
     offers tools to well-formed, schema-valid calls, under each request's tool choice; a call cut off by
     `max_new_tokens` then becomes a "truncated" parse error, never a malformed call passed on. Without a
-    constraint the tool choice cannot be enforced: the tools are only described in the prompt.
+    constraint the tool choice cannot be enforced: the tools are only described in the prompt. `adapter`: a LoRA
+    adapter folder (`toollab train`), applied once at load: merged into float weights, kept beside int4 ones.
     """
 
     def __init__(
@@ -160,7 +161,7 @@ class LocalModel:
         self.stop = tuple(stop) + self.format.stop
         self.result_marker = self.format.result_marker
         self.dtype = dtype
-        self.adapter = adapter  # a LoRA adapter folder merged into the weights at load
+        self.adapter = adapter  # a LoRA adapter folder, applied to the weights at load
         self.constraint = constraint
         self.policy = policy  # how an agent should ask this model for calls (None: the agent's default)
         self.loop_guard = loop_guard  # steer away from the token that would go round a loop again

@@ -63,16 +63,15 @@ def _nonzero(d: torch.Tensor) -> torch.Tensor:
     return torch.where(d > 0, d, torch.ones_like(d))  # an all-equal block has scale 0: divide by 1 instead
 
 
-def q4_1_blocks(weight: torch.Tensor, exact: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
-    """(q, d, m) if the float32 weight is exactly Q4_1 blocks along its rows, else None; with `exact` False, the
-    nearest Q4_1 blocks of any weight (quantizing it)."""
+def q4_1_blocks(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+    """(q, d, m) if the float32 weight is exactly Q4_1 blocks along its rows, else None."""
     w = _groups(weight)
     if w is None:
         return None
     m = w.amin(dim=-1)
     d = (w.amax(dim=-1) - m) / 15
     q = torch.round((w - m[..., None]) / _nonzero(d)[..., None]).clamp(0, 15)
-    if exact and not _reproduces(q * d[..., None] + m[..., None], w):
+    if not _reproduces(q * d[..., None] + m[..., None], w):
         return None
     return q.reshape(weight.shape).to(torch.int32), d, m
 
@@ -109,10 +108,10 @@ def to_q8(linear: torch.nn.Linear) -> Q8Linear | None:
     return Q8Linear(q.reshape(linear.weight.shape).to(torch.int8), d)
 
 
-def to_int4(linear: torch.nn.Linear, exact: bool = True) -> Int4Linear | None:
+def to_int4(linear: torch.nn.Linear) -> Int4Linear | None:
     if linear.bias is not None:
         return None
-    blocks = q4_1_blocks(linear.weight, exact)
+    blocks = q4_1_blocks(linear.weight)
     if blocks is None:
         return None
     q, d, m = blocks
@@ -121,7 +120,7 @@ def to_int4(linear: torch.nn.Linear, exact: bool = True) -> Int4Linear | None:
     return Int4Linear(packed, scales_and_zeros, linear.out_features, linear.in_features)
 
 
-def pack_gguf_weights(model: Any, exact: bool = True) -> int:
+def pack_gguf_weights(model: Any) -> int:
     """Swap every linear layer that is exact Q4_1 blocks for an int4 one, then cast the rest of the model to
     bfloat16. Call on a model loaded in float32. Returns how many layers were packed.
 
@@ -131,9 +130,7 @@ def pack_gguf_weights(model: Any, exact: bool = True) -> int:
     packed = 0
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):
-            if name == "lm_head" and not exact:
-                continue
-            if isinstance(child, torch.nn.Linear) and (int4 := to_int4(child, exact)) is not None:
+            if isinstance(child, torch.nn.Linear) and (int4 := to_int4(child)) is not None:
                 setattr(parent, name, int4)
                 packed += 1
     model.to(torch.bfloat16)

@@ -110,7 +110,8 @@ async def on_torch_thread_async(fn: Callable[..., T], *args: Any) -> T:
 
 def load(path: str | None = None, dtype: str = "auto", adapter: str | None = None) -> LoadedModel:
     """Load a model once per process (later calls return the same object). Never touches the network.
-    `adapter`: a LoRA adapter folder (peft's files, as `toollab train` writes them), merged into the weights."""
+    `adapter`: a LoRA adapter folder (peft's files, as `toollab train` writes them): merged into float weights,
+    kept beside int4 ones."""
     return on_torch_thread(_load, path, dtype, adapter)
 
 
