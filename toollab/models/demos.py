@@ -11,12 +11,12 @@ copying carry over, and the grammar keeps the model to the tools it is offered.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toollab.harness.jsonl import read_jsonl
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMessage
 
 BANK = Path(__file__).with_name("data") / "demos.jsonl"
@@ -29,12 +29,11 @@ class Demo:
     question: str
     calls: tuple[tuple[str, dict[str, Any]], ...]
 
-    def to_json(self) -> str:
-        return json.dumps({"question": self.question, "calls": [[n, a] for n, a in self.calls]}, ensure_ascii=False)
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "calls": [[n, a] for n, a in self.calls]}
 
     @classmethod
-    def from_json(cls, line: str) -> Demo:
-        data = json.loads(line)
+    def from_dict(cls, data: dict[str, Any]) -> Demo:
         return cls(data["question"], tuple((name, args) for name, args in data["calls"]))
 
     def messages(self, number: int) -> list[Message]:
@@ -44,7 +43,7 @@ class Demo:
 
 @functools.cache
 def bank(path: Path = BANK) -> tuple[Demo, ...]:
-    return tuple(Demo.from_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return tuple(Demo.from_dict(record) for _, record in read_jsonl(path))
 
 
 @dataclass(frozen=True)

@@ -121,9 +121,27 @@ def _key(path: str | None, dtype: str, adapter: str | None) -> tuple[str, str, s
     return str(folder / (gguf or "")), weights_mode(gguf, dtype), where
 
 
-def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedModel:
+def _read(folder: Path, gguf: str | None, dtype: Any) -> tuple[Any, Any]:
+    """A tokenizer and a model from disk, offline, in `dtype`, with transformers' own progress bars and
+    warnings kept quiet. Offline, transformers cannot fetch its packed-GGUF kernels and dequantizes the whole
+    model; its warning that float32 would be faster then does not apply."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # callers show their own progress
+    kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
+        return tokenizer, AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, **kwargs)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+
+
+def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedModel:
     folder, gguf = resolve(path)
     mode = weights_mode(gguf, dtype)
     key = _key(path, dtype, adapter)
@@ -133,27 +151,17 @@ def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedMod
         if key in _loaded:
             return _loaded[key]
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-        from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # callers show their own progress
-        # Offline, transformers cannot fetch its packed-GGUF kernels and dequantizes the whole model; its warning
-        # that float32 would be faster then does not apply. Decode here: float32 18 tok/s, bfloat16 26, int4 51.
-        verbosity = hf_logging.get_verbosity()
-        hf_logging.set_verbosity_error()
         started = time.perf_counter()
-        kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
-            load_dtype = torch.float32 if mode == "int4" else getattr(torch, mode)
-            model = AutoModelForCausalLM.from_pretrained(folder, dtype=load_dtype, **kwargs).eval()
-            low_rank: dict[str, tuple[Any, Any]] = {}
-            if adapter and mode == "int4":
-                model, low_rank = lora_parts(model, adapter)
-            elif adapter:
-                model = merged(model, adapter)
-        finally:
-            hf_logging.set_verbosity(verbosity)
+        # Decode here: float32 18 tok/s, bfloat16 26, int4 51.
+        load_dtype = torch.float32 if mode == "int4" else getattr(torch, mode)
+        tokenizer, model = _read(folder, gguf, load_dtype)
+        model.eval()
+        low_rank: dict[str, tuple[Any, Any]] = {}
+        if adapter and mode == "int4":
+            model, low_rank = lora_parts(model, adapter)
+        elif adapter:
+            model = merged(model, adapter)
         head = None
         if mode == "int4":
             from toollab.models.local_quant import pack_gguf_weights, to_q8
@@ -184,23 +192,9 @@ def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedMod
 
 def load_for_training(path: str | None = None) -> tuple[Any, Any]:
     """A fresh tokenizer and float32 model (not the shared one generation uses), for fine-tuning. Offline."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
-    folder, gguf = resolve(path)
-    kwargs: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, **kwargs)
-    finally:
-        hf_logging.set_verbosity(verbosity)
-    return tokenizer, model
+    return _read(*resolve(path), torch.float32)
 
 
 def is_loaded(path: str | None = None, dtype: str = "auto", adapter: str | None = None) -> bool:

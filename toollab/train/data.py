@@ -22,6 +22,7 @@ from toollab.eval.bfcl.data import Item
 from toollab.eval.bfcl.oracle import answer_calls
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.synth.generate import SINGLE, load_synth
+from toollab.harness.jsonl import json_line, read_jsonl
 from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage, Message, ToolCall, UserMessage
 from toollab.tools import ToolSpec
 
@@ -37,19 +38,15 @@ class Example:
     messages: tuple[Message, ...]
     source: str  # the item it came from
 
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "source": self.source,
-                "tools": [t.to_dict() for t in self.tools],
-                "messages": MESSAGES_ADAPTER.dump_python(list(self.messages), mode="json"),
-            },
-            ensure_ascii=False,
-        )
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "tools": [t.to_dict() for t in self.tools],
+            "messages": MESSAGES_ADAPTER.dump_python(list(self.messages), mode="json"),
+        }
 
     @classmethod
-    def from_json(cls, line: str) -> Example:
-        data = json.loads(line)
+    def from_dict(cls, data: dict[str, Any]) -> Example:
         tools = tuple(ToolSpec(t["name"], t["description"], t["parameters"]) for t in data["tools"])
         return cls(tools, tuple(MESSAGES_ADAPTER.validate_python(data["messages"])), data["source"])
 
@@ -107,8 +104,8 @@ def write_data(out: Path, per_category: int, heldout_per_category: int, mask: fl
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
     for file, split, n in ((TRAIN_FILE, "train", per_category), (HELDOUT_FILE, "dev", heldout_per_category)):
-        lines = [e.to_json() for e in generate(split, n, mask, seed)]
-        (out / file).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        lines = [json_line(e.to_dict()) for e in generate(split, n, mask, seed)]
+        (out / file).write_bytes(b"".join(lines))
         counts[file] = len(lines)
     card = {"per_category": per_category, "heldout_per_category": heldout_per_category, "mask": mask, "seed": seed}
     (out / "data.json").write_text(json.dumps({**card, "examples": counts}, indent=2), encoding="utf-8")
@@ -116,4 +113,4 @@ def write_data(out: Path, per_category: int, heldout_per_category: int, mask: fl
 
 
 def read_examples(path: Path) -> list[Example]:
-    return [Example.from_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [Example.from_dict(record) for _, record in read_jsonl(path)]

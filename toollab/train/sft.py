@@ -236,7 +236,6 @@ def train(config: TrainConfig, resume: bool = False, on_step: Callable[[Step], N
 
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
     step, tokens, seconds, losses = 0, 0, 0.0, []
-    before = mean_loss(model, heldout) if heldout else float("nan")
     if resume and checkpoint.exists():
         state = _load_checkpoint(checkpoint, model, config)
         optimizer.load_state_dict(state["optimizer"])
@@ -244,13 +243,16 @@ def train(config: TrainConfig, resume: bool = False, on_step: Callable[[Step], N
         step, tokens, seconds, losses = state["step"], state["tokens"], state["seconds"], state["losses"]
         before = state["heldout_loss_before"]
         torch.set_rng_state(state["torch_rng"])
+    else:
+        before = mean_loss(model, heldout) if heldout else float("nan")
     started = time.perf_counter() - seconds
     saved_at = time.perf_counter()
     stopped = "done"
     while step < steps:
         epoch, position = divmod(step, per_epoch)
         index = _epoch_order(per_epoch, config.seed, epoch)[position]
-        batch = batches(rows[index * config.batch_size : (index + 1) * config.batch_size], config.batch_size, pad)[0]
+        chunk = rows[index * config.batch_size : (index + 1) * config.batch_size]
+        (batch,) = batches(chunk, config.batch_size, pad)
         loss = target_loss(model, batch) if config.head_on_targets else model(**batch).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -258,11 +260,12 @@ def train(config: TrainConfig, resume: bool = False, on_step: Callable[[Step], N
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
         step += 1
-        tokens += sum(len(row.ids) for row in rows[index * config.batch_size : (index + 1) * config.batch_size])
-        losses.append(round(float(loss.detach()), 4))
+        tokens += sum(len(row.ids) for row in chunk)
+        value = float(loss.detach())
+        losses.append(round(value, 4))
         elapsed = time.perf_counter() - started
         if on_step is not None:
-            on_step(Step(step, steps, float(loss.detach()), tokens / max(elapsed, 1e-9)))
+            on_step(Step(step, steps, value, tokens / max(elapsed, 1e-9)))
         timed_out = config.max_minutes is not None and elapsed >= 60 * config.max_minutes
         if step < steps and (timed_out or time.perf_counter() - saved_at >= 60 * config.checkpoint_minutes):
             state = {

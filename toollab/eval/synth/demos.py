@@ -11,6 +11,7 @@ from pathlib import Path
 from toollab.eval.bfcl.data import Item
 from toollab.eval.bfcl.oracle import answer_calls
 from toollab.eval.synth.generate import load_synth
+from toollab.harness.jsonl import json_line
 from toollab.models.demos import BANK, Demo
 
 CATEGORIES = ("synth_simple", "synth_multiple", "synth_parallel", "synth_parallel_multiple")
@@ -28,7 +29,7 @@ def generate(per_category: int = PER_CATEGORY) -> list[Demo]:
 
 
 def write(path: Path = BANK) -> None:
-    path.write_text("".join(d.to_json() + "\n" for d in generate()), encoding="utf-8")
+    path.write_bytes(b"".join(json_line(d.to_dict()) for d in generate()))
 
 
 if __name__ == "__main__":
