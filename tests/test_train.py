@@ -3,6 +3,7 @@ loading the adapter (merged, and beside int4 weights) so that it computes what p
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -15,30 +16,57 @@ import pytest
 
 from toollab.eval.bfcl.data import CATEGORIES, load_category
 from toollab.formats import get_format
-from toollab.harness import AssistantMessage
-from toollab.train.data import NO_TOOL_ANSWER, generate, read_examples, write_data
+from toollab.harness import AssistantMessage, ToolResultMessage, UserMessage
+from toollab.harness.model import ModelResponse
+from toollab.models.scripted import ScriptedModel
+from toollab.tools import add, calculator, multiply
+from toollab.train.data import (
+    DataConfig,
+    Example,
+    expression_examples,
+    generate,
+    irrelevance_asks,
+    own_answers,
+    read_examples,
+    task_examples,
+    write_data,
+)
 from toollab.train.tokens import IGNORE, pack, tokenize
 
 
-def test_training_data_holds_nothing_of_bfcl():
+def _bfcl() -> tuple[set[str], set[str], set[str]]:
     names, descriptions, questions = set(), set(), set()
     for category in CATEGORIES:
         for item in load_category(category):
             names |= {f["name"] for f in item.functions}
             descriptions |= {f.get("description", "").strip().lower() for f in item.functions}
             questions |= {m["content"].strip().lower() for turn in item.turns for m in turn if m.get("content")}
+    return names, descriptions, questions
+
+
+def _every_kind() -> list[Example]:
+    calls = list(generate("train", 60, mask=0.3, seed=0))
+    tasks, asks = asyncio.run(task_examples("train", 40, seed=0))
+    asks += irrelevance_asks("train", 40, seed=0)
+    prose = [ask.answered("words") for ask in asks]
+    return calls + tasks + asyncio.run(expression_examples(20, seed=0)) + prose
+
+
+def test_training_data_holds_nothing_of_bfcl():
+    names, descriptions, questions = _bfcl()
     assert len(names) > 1500 and len(questions) > 3000
-    examples = list(generate("train", 60, mask=0.3, seed=0))
-    for example in examples:
-        assert not {t.name for t in example.tools} & names
+    own_tools = {t.name for t in (add, multiply, calculator)}  # toollab's own, whose names BFCL also uses
+    for example in _every_kind():
+        assert not {t.name for t in example.tools} - own_tools & names
         own = {t.description.removesuffix(" Note that the provided function is in Python 3 syntax.").strip().lower()
                for t in example.tools}  # fmt: skip
         assert not own & descriptions
         assert example.messages[0].content.strip().lower() not in questions
 
 
-def test_examples_mask_names_shuffle_tools_and_answer_irrelevance_in_words():
+def test_call_examples_mask_names_and_shuffle_tools():
     examples = list(generate("train", 40, mask=0.5, seed=1))
+    assert not [e for e in examples if e.source.startswith("synth_irrelevance")]  # those are answered in words
     masked = [e for e in examples if all(t.name.startswith("fn_") for t in e.tools)]
     assert 0.3 < len(masked) / len(examples) < 0.7
     for example in masked:
@@ -48,11 +76,37 @@ def test_examples_mask_names_shuffle_tools_and_answer_irrelevance_in_words():
         for call in reply.tool_calls:  # calls use the masked names, consistently
             assert call.name in offered and set(call.args_as_dict()) <= offered[call.name]
             assert all(arg.startswith("arg_") for arg in call.args_as_dict())
-    words = [e for e in examples if e.source.startswith("synth_irrelevance")]
-    assert words and all(e.messages[-1].content == NO_TOOL_ANSWER for e in words)
     first_tools = {e.source: [t.description for t in e.tools] for e in examples}
     again = {e.source: [t.description for t in e.tools] for e in generate("train", 40, mask=0.5, seed=1)}
     assert first_tools == again  # seeded
+
+
+def test_tasks_run_their_calls_round_by_round_and_answer_from_the_last_result():
+    tasks, asks = asyncio.run(task_examples("train", 60, seed=0))
+    assert tasks and asks and all(a.expect is not None for a in asks)  # "say hello" needs no tool
+    two_step = [e for e in tasks if "money_then_add" in e.source]
+    assert two_step
+    for example in two_step:
+        roles = [m.role for m in example.messages]
+        assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+        first, second = example.messages[2], example.messages[4]
+        assert isinstance(first, ToolResultMessage) and isinstance(second, ToolResultMessage)
+        assert not first.is_error and not second.is_error
+        assert first.content in example.messages[3].tool_calls[0].arguments["expression"]  # the result is used
+        assert example.messages[-1].content == f"The answer is {round(float(second.content), 4):.12g}."
+    expressions = asyncio.run(expression_examples(10, seed=0))
+    for example in expressions:
+        call = example.messages[1].tool_calls[0]
+        assert call.name in ("calculator", "arith") and call.arguments["expression"] in example.messages[0].content
+
+
+def test_prose_answers_are_the_models_own_and_kept_only_when_right_and_whole():
+    asks = [a for a in asyncio.run(task_examples("train", 60, seed=0))[1]][:3]
+    cut = ModelResponse(AssistantMessage(content="Hello and hello and"), metadata={"stop_reason": "length"})
+    model = ScriptedModel([f"Hello, {asks[0].question.split()[-1]}", "Goodbye.", cut])
+    kept = asyncio.run(own_answers(model, asks))
+    assert [e.messages[-1].content for e in kept] == [f"Hello, {asks[0].question.split()[-1]}"]
+    assert isinstance(kept[0].messages[0], UserMessage) and kept[0].tools == asks[0].tools
 
 
 @pytest.mark.slow
@@ -73,6 +127,8 @@ def test_only_the_assistant_turn_is_learned_and_it_is_what_the_runtime_would_par
     ]
     rows = pack([tokens, tokens, tokens], length=2 * len(tokens.ids) + 1, seed=0)
     assert [len(r.ids) for r in rows] == [2 * len(tokens.ids), len(tokens.ids)]
+    with pytest.raises(ValueError, match="raise --seq-len"):  # never cut: the answer would be what is lost
+        pack([tokens], length=len(tokens.ids) - 1, seed=0)
 
 
 def _train(data: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
@@ -85,7 +141,7 @@ def _train(data: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
 def trained(tmp_path_factory):
     """A quick run, uninterrupted; and the same run killed after its first checkpoint and resumed."""
     folder = tmp_path_factory.mktemp("train")
-    write_data(folder / "data", per_category=10, heldout_per_category=2, mask=0.3, seed=0)
+    write_data(folder / "data", DataConfig(10, 0, 10, 4, heldout=2), model=None)
     whole = _train(folder / "data", folder / "whole")
     output, _ = whole.communicate(timeout=600)
     assert whole.returncode == 0, output.decode()
@@ -115,7 +171,8 @@ def test_a_quick_run_lowers_the_heldout_loss_and_a_killed_run_resumes_to_the_sam
     a = load_file(trained / "whole" / "adapter" / "adapter_model.safetensors")
     b = load_file(trained / "killed" / "adapter" / "adapter_model.safetensors")
     assert a.keys() == b.keys() and all((a[k] - b[k]).abs().max() < 1e-6 for k in a)
-    assert len(read_examples(trained / "data" / "train.jsonl")) == 50
+    written = json.loads((trained / "data" / "data.json").read_text())["examples"]["train.jsonl"]
+    assert len(read_examples(trained / "data" / "train.jsonl")) == written["all"] > 50  # 40 calls, tasks, sums
 
 
 @pytest.mark.slow
@@ -140,7 +197,7 @@ def test_an_adapter_loads_merged_and_beside_int4_weights_and_computes_what_peft_
         got = merged.model(input_ids=ids).logits[0, -1]
     assert (got - expected).abs().max() < 1e-3  # merged: the same function
     assert (expected - without).abs().max() > 1e-2  # and the adapter does change it
-    packed = LocalModel(adapter=adapter).load()
+    packed = LocalModel(adapter=adapter, dtype="int4").load()
     assert "LoRA" in packed.weights and packed.lean is not None  # int4 kept, the update beside it
     cache = packed.lean.new_cache()
     lean = packed.lean.forward(ids[0].tolist(), cache)
@@ -160,3 +217,44 @@ def test_the_loss_on_targets_alone_is_the_models_own_loss():
     (batch,) = batches(examples[:3], 3, tokenizer.eos_token_id)
     with torch.inference_mode():
         assert abs(float(target_loss(model, batch)) - float(model(**batch).loss)) < 1e-4
+
+
+def test_the_embedded_model_runs_with_the_shipped_adapter_unless_told_otherwise(tmp_path, monkeypatch):
+    from toollab.models import registry
+
+    monkeypatch.setattr(registry, "SHIPPED_ADAPTER", tmp_path / "missing")
+    assert registry.adapter_of("local", None) == "none"  # a package without an adapter: the base weights
+    monkeypatch.setattr(registry, "SHIPPED_ADAPTER", tmp_path)
+    (tmp_path / "adapter_config.json").write_text("{}")
+    assert registry.adapter_of("local", None) == "shipped"
+    assert registry.adapter_folder("local", None) == str(tmp_path)
+    assert registry.adapter_folder("local", "none") is None
+    assert registry.adapter_folder("local", "/x/adapter") == "/x/adapter"
+    assert registry.adapter_of("local:/models/other", None) == "none"  # trained for the embedded model only
+    assert registry.adapter_of("openai:gpt-4o", None) is None
+    with pytest.raises(ValueError, match="embedded model"):
+        registry.adapter_folder("local:/models/other", "shipped")
+    with pytest.raises(ValueError, match="local models"):
+        registry.load_model("openai:gpt-4o", adapter="/x/adapter")
+    assert registry.load_model("local", adapter="none").adapter is None  # type: ignore[attr-defined]
+    assert registry.load_model("local").adapter == str(tmp_path)  # type: ignore[attr-defined]
+
+
+def test_a_run_folder_records_the_adapter_spelled_out_and_old_folders_resume_as_base(tmp_path, monkeypatch):
+    from toollab.eval.bfcl.run import BfclRun, RunConfig
+    from toollab.models import registry
+    from toollab.models.scripted import ScriptedModel
+
+    monkeypatch.setattr(registry, "SHIPPED_ADAPTER", tmp_path / "missing")
+    config = RunConfig(model="local", categories=["synth_simple"], limit=1, dataset="synth")
+    run = BfclRun(config, tmp_path / "run", model=ScriptedModel([]))
+    assert run.config.adapter == "none"
+    meta = json.loads(json.dumps(run.config.identity()))
+    meta["adapter"] = None  # as a folder written before adapters shipped records it
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "run.json").write_text(json.dumps(meta))
+    BfclRun(config, tmp_path / "run", model=ScriptedModel([]))  # resumable: it ran the base weights
+    monkeypatch.setattr(registry, "SHIPPED_ADAPTER", tmp_path)
+    (tmp_path / "adapter_config.json").write_text("{}")
+    with pytest.raises(ValueError, match="another --out"):
+        BfclRun(config, tmp_path / "run", model=ScriptedModel([]))  # now the default is the shipped adapter

@@ -48,7 +48,10 @@ SwitchesOption = Annotated[
 ]
 AdapterOption = Annotated[
     str | None,
-    typer.Option(help="Local models: a LoRA adapter folder written by `toollab train` (its adapter/ folder)."),
+    typer.Option(
+        help="Local models: a LoRA adapter folder written by `toollab train` (its adapter/ folder), `shipped` or "
+        "`none` (the base weights); the embedded model runs with the shipped adapter by default."
+    ),
 ]
 Parallel = Annotated[
     bool | None,

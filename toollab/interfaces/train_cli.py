@@ -11,26 +11,39 @@ from rich.console import Console
 
 from toollab.interfaces.loading import progress_bar
 from toollab.interfaces.options import fail
-from toollab.models.registry import is_local
-from toollab.train.data import write_data
+from toollab.models.registry import is_local, load_model
+from toollab.train.data import DataConfig, write_data
 from toollab.train.sft import Step, TrainConfig
 from toollab.train.sft import train as run_training
 
 console = Console()
 
 # A configuration for tests and a first look: about a minute here (adapters on the top 4 layers, a few steps).
-QUICK = {"max_examples": 24, "batch_size": 4, "seq_len": 384, "lora_layers": 4, "learning_rate": 1e-3}
+# An own answer longer than this is dropped, not cut: a cut answer would teach stopping mid-way.
+PROSE_TOKENS = 96
+QUICK = {"max_examples": 24, "batch_size": 4, "lora_layers": 4, "learning_rate": 1e-3}
 
 
 def train_data(
     out: Annotated[Path, typer.Option(help="Folder for train.jsonl, heldout.jsonl and data.json.")],
-    per_category: Annotated[int, typer.Option(min=1, help="Training examples per category (train split).")] = 400,
-    heldout: Annotated[int, typer.Option(min=0, help="Held-out examples per category (dev split).")] = 10,
-    mask: Annotated[float, typer.Option(min=0, max=1, help="Share of examples with names masked.")] = 0.3,
+    per_category: Annotated[int, typer.Option(min=0, help="Call examples per calling category.")] = 160,
+    irrelevance: Annotated[int, typer.Option(min=0, help="Requests no tool fits, answered in words.")] = 160,
+    tasks: Annotated[int, typer.Option(min=0, help="Everyday tasks: calls run, answer from the results.")] = 240,
+    expressions: Annotated[int, typer.Option(min=0, help="Arithmetic handed whole to a calculator.")] = 120,
+    heldout: Annotated[int, typer.Option(min=0, help="Held-out examples of each kind (dev split).")] = 10,
+    mask: Annotated[float, typer.Option(min=0, max=1, help="Share of call examples with names masked.")] = 0.3,
     seed: Annotated[int, typer.Option(help="Seed of the items, the shuffles and the masks.")] = 0,
+    model: Annotated[str, typer.Option(help="The model whose own words answer the prose requests.")] = "local",
+    prose: Annotated[
+        bool, typer.Option(help="Ask the model for the prose answers (--no-prose: leave them out).")
+    ] = True,
 ) -> None:
     """Write training conversations generated from the dev set's train split (never from BFCL)."""
-    card = write_data(out, per_category, heldout, mask, seed)
+    config = DataConfig(per_category, irrelevance, tasks, expressions, heldout, mask, seed)
+    answerer = load_model(model, max_new_tokens=PROSE_TOKENS) if prose else None
+    with progress_bar(console) as progress:
+        bar = progress.add_task("answering the prose requests", total=None)
+        card = write_data(out, config, answerer, lambda done, total: progress.update(bar, completed=done, total=total))
     console.print(f"wrote {card['examples']} into {out}")
 
 
@@ -44,7 +57,7 @@ def train(
     full: Annotated[bool, typer.Option(help="Train every weight instead of adapters.")] = False,
     epochs: Annotated[float, typer.Option(min=0.01, help="Passes over the data.")] = 1.0,
     batch_size: Annotated[int, typer.Option(min=1, help="Packed rows per step.")] = 4,
-    seq_len: Annotated[int, typer.Option(min=64, help="Tokens per packed row.")] = 512,
+    seq_len: Annotated[int, typer.Option(min=64, help="Tokens per packed row (the longest example must fit).")] = 1536,
     learning_rate: Annotated[float | None, typer.Option(help="Default 2e-4 (adapters), 2e-5 (full).")] = None,
     max_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop and save after this long.")] = None,
     checkpoint_minutes: Annotated[float, typer.Option(min=0.05, help="Minutes between checkpoints.")] = 5.0,

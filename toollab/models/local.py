@@ -12,6 +12,7 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from toollab.formats import get_format, tools_to_openai
@@ -195,7 +196,9 @@ class LocalModel:
 
     @property
     def display_name(self) -> str:
-        return (self.path or local_weights.EMBEDDED_NAME) + (f" + adapter {self.adapter}" if self.adapter else "")
+        shipped = self.adapter and Path(self.adapter) == local_weights.SHIPPED_ADAPTER
+        adapter = "the shipped adapter" if shipped else f"adapter {self.adapter}"
+        return (self.path or local_weights.EMBEDDED_NAME) + (f" + {adapter}" if self.adapter else "")
 
     @property
     def uses_template_tools(self) -> bool:

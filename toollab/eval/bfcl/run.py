@@ -32,7 +32,7 @@ from toollab.eval.synth.tasks import run_task
 from toollab.formats import Format, get_format
 from toollab.harness import Model
 from toollab.harness.request import policy_of
-from toollab.models.registry import is_local, load_model
+from toollab.models.registry import NO_ADAPTER, adapter_of, is_local, load_model
 from toollab.models.switches import Switches
 
 GROUND_TRUTH = "ground-truth"  # the model name of the self-check
@@ -118,6 +118,7 @@ class BfclRun:
             parallel=self.policy.parallel,
             # every switch's value, not the changes to the defaults: a folder is not resumed under other defaults
             switches=Switches.parse(config.switches).describe() if is_local(config.model) else config.switches,
+            adapter=adapter_of(config.model, config.adapter),  # spelled out: the default may change between versions
         )
         self._check_resumable()
         # BFCL keeps environment instances in module globals keyed by this name: fresh per process and run
@@ -139,6 +140,8 @@ class BfclRun:
         if meta.exists():
             before = json.loads(meta.read_text(encoding="utf-8"))
             previous = {k: before.get(k, _OLD_DEFAULTS.get(k)) for k in IDENTITY}
+            if is_local(self.config.model) and previous["adapter"] is None:
+                previous["adapter"] = NO_ADAPTER  # written before adapters shipped: it ran the base weights
             if is_local(self.config.model) and previous["switches"] != self.config.switches:
                 previous["switches"] = _with_later_switches(previous["switches"])
             if previous != self.config.identity():

@@ -54,7 +54,17 @@ class Expect:
         return False
 
 
-Draw = Callable[[random.Random], tuple[str, Expect]]
+@dataclass(frozen=True)
+class Drawn:
+    """One drawn task: the question, what a right answer holds, and the calls that answer it, in order (each a
+    tool name and its arguments; a later call may use an earlier result, which the draw knows)."""
+
+    question: str
+    expect: Expect
+    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+
+Draw = Callable[[random.Random], Drawn]
 
 
 def _n(rng: random.Random, low: int, high: int) -> int:
@@ -104,202 +114,257 @@ def template(split: str, *tools: str) -> Callable[[Draw], Draw]:
 
 
 @template("train", "arith")
-def times(r: random.Random) -> tuple[str, Expect]:
+def times(r: random.Random) -> Drawn:
     a, b = _n(r, 12, 99), _n(r, 12, 99)
-    return f"What is {a} times {b}?", Expect(a * b)
+    return Drawn(f"What is {a} times {b}?", Expect(a * b), (("arith", {"expression": f"{a} * {b}"}),))
 
 
 @template("train", "arith")
-def divided(r: random.Random) -> tuple[str, Expect]:
+def divided(r: random.Random) -> Drawn:
     b = _n(r, 3, 12)
     a = b * _n(r, 4, 90)
-    return f"What is {a} divided by {b}?", Expect(a / b)
+    return Drawn(f"What is {a} divided by {b}?", Expect(a / b), (("arith", {"expression": f"{a} / {b}"}),))
 
 
 @template("dev", "arith")
-def bracketed(r: random.Random) -> tuple[str, Expect]:
+def bracketed(r: random.Random) -> Drawn:
     a, b, c = _n(r, 2, 20), _n(r, 2, 20), _n(r, 2, 9)
-    return f"What is ({a} + {b}) * {c}?", Expect((a + b) * c)
+    return Drawn(f"What is ({a} + {b}) * {c}?", Expect((a + b) * c), (("arith", {"expression": f"({a} + {b}) * {c}"}),))
 
 
 @template("test", "arith")
-def minus(r: random.Random) -> tuple[str, Expect]:
+def minus(r: random.Random) -> Drawn:
     a, b = _n(r, 200, 5000), _n(r, 10, 199)
-    return f"How much is {a} minus {b}?", Expect(a - b)
+    return Drawn(f"How much is {a} minus {b}?", Expect(a - b), (("arith", {"expression": f"{a} - {b}"}),))
 
 
 # ---- lookups -------------------------------------------------------------------------------------------------
 
 
 @template("train", "weather_now")
-def weather(r: random.Random) -> tuple[str, Expect]:
+def weather(r: random.Random) -> Drawn:
     city = r.choice(POOLS["city"])
-    return f"What's the weather like in {city}?", Expect(weather_of(city)[0])
+    return Drawn(f"What's the weather like in {city}?", Expect(weather_of(city)[0]), (("weather_now", {"city": city}),))
 
 
 @template("dev", "weather_now")
-def warm(r: random.Random) -> tuple[str, Expect]:
+def warm(r: random.Random) -> Drawn:
     city = r.choice(POOLS["city"])
-    return f"How warm is it in {city} right now?", Expect(weather_of(city)[0])
+    return Drawn(
+        f"How warm is it in {city} right now?", Expect(weather_of(city)[0]), (("weather_now", {"city": city}),)
+    )
 
 
 @template("test", "weather_now")
-def temperature(r: random.Random) -> tuple[str, Expect]:
+def temperature(r: random.Random) -> Drawn:
     city = r.choice(POOLS["city"])
-    return f"What is the temperature in {city} today?", Expect(weather_of(city)[0])
+    return Drawn(
+        f"What is the temperature in {city} today?", Expect(weather_of(city)[0]), (("weather_now", {"city": city}),)
+    )
 
 
 @template("train", "clock_in")
-def clock(r: random.Random) -> tuple[str, Expect]:
+def clock(r: random.Random) -> Drawn:
     city = r.choice(POOLS["city"])
-    return f"What time is it in {city}?", Expect(text=time_in(city))
+    return Drawn(f"What time is it in {city}?", Expect(text=time_in(city)), (("clock_in", {"city": city}),))
 
 
 @template("dev", "clock_in")
-def local_time(r: random.Random) -> tuple[str, Expect]:
+def local_time(r: random.Random) -> Drawn:
     city = r.choice(POOLS["city"])
-    return f"What's the local time in {city}?", Expect(text=time_in(city))
+    return Drawn(f"What's the local time in {city}?", Expect(text=time_in(city)), (("clock_in", {"city": city}),))
 
 
 @template("test", "clock_in")
-def time_now(r: random.Random) -> tuple[str, Expect]:
+def time_now(r: random.Random) -> Drawn:
     city = r.choice(POOLS["city"])
-    return f"Tell me the time in {city} now.", Expect(text=time_in(city))
+    return Drawn(f"Tell me the time in {city} now.", Expect(text=time_in(city)), (("clock_in", {"city": city}),))
 
 
 # ---- conversions and counts ------------------------------------------------------------------------------------
 
 
 @template("train", "money_convert")
-def convert_money(r: random.Random) -> tuple[str, Expect]:
+def convert_money(r: random.Random) -> Drawn:
     amount, a, b = _money(r)
-    return f"How much is {amount:g} {a} in {b}?", Expect(_converted(amount, a, b))
+    return Drawn(
+        f"How much is {amount:g} {a} in {b}?",
+        Expect(_converted(amount, a, b)),
+        (("money_convert", {"amount": amount, "from_code": a, "to_code": b}),),
+    )
 
 
 @template("dev", "money_convert")
-def exchange(r: random.Random) -> tuple[str, Expect]:
+def exchange(r: random.Random) -> Drawn:
     amount, a, b = _money(r)
-    return f"Convert {amount:g} {a} to {b}.", Expect(_converted(amount, a, b))
+    return Drawn(
+        f"Convert {amount:g} {a} to {b}.",
+        Expect(_converted(amount, a, b)),
+        (("money_convert", {"amount": amount, "from_code": a, "to_code": b}),),
+    )
 
 
 @template("test", "money_convert")
-def have_money(r: random.Random) -> tuple[str, Expect]:
+def have_money(r: random.Random) -> Drawn:
     amount, a, b = _money(r)
-    return f"I have {amount:g} {a}. How many {b} is that?", Expect(_converted(amount, a, b))
+    return Drawn(
+        f"I have {amount:g} {a}. How many {b} is that?",
+        Expect(_converted(amount, a, b)),
+        (("money_convert", {"amount": amount, "from_code": a, "to_code": b}),),
+    )
 
 
 @template("train", "word_tally")
-def count_words(r: random.Random) -> tuple[str, Expect]:
+def count_words(r: random.Random) -> Drawn:
     sentence = r.choice(SENTENCES)
-    return f"How many words are in this sentence: '{sentence}'?", Expect(len(sentence.split()))
+    return Drawn(
+        f"How many words are in this sentence: '{sentence}'?",
+        Expect(len(sentence.split())),
+        (("word_tally", {"text": sentence}),),
+    )
 
 
 @template("dev", "word_tally")
-def words_in(r: random.Random) -> tuple[str, Expect]:
+def words_in(r: random.Random) -> Drawn:
     sentence = r.choice(SENTENCES)
-    return f"How many words does '{sentence}' have?", Expect(len(sentence.split()))
+    return Drawn(
+        f"How many words does '{sentence}' have?", Expect(len(sentence.split())), (("word_tally", {"text": sentence}),)
+    )
 
 
 @template("test", "word_tally")
-def word_count(r: random.Random) -> tuple[str, Expect]:
+def word_count(r: random.Random) -> Drawn:
     sentence = r.choice(SENTENCES)
-    return f"Give me the word count of '{sentence}'.", Expect(len(sentence.split()))
+    return Drawn(
+        f"Give me the word count of '{sentence}'.", Expect(len(sentence.split())), (("word_tally", {"text": sentence}),)
+    )
 
 
 @template("train", "days_between_dates")
-def days(r: random.Random) -> tuple[str, Expect]:
+def days(r: random.Random) -> Drawn:
     start, end, between = _dates(r)
-    return f"How many days are there from {start} to {end}?", Expect(between)
+    return Drawn(
+        f"How many days are there from {start} to {end}?",
+        Expect(between),
+        (("days_between_dates", {"start": start, "end": end}),),
+    )
 
 
 @template("dev", "days_between_dates")
-def how_long(r: random.Random) -> tuple[str, Expect]:
+def how_long(r: random.Random) -> Drawn:
     start, end, between = _dates(r)
-    return f"How long is it from {start} to {end}, in days?", Expect(between)
+    return Drawn(
+        f"How long is it from {start} to {end}, in days?",
+        Expect(between),
+        (("days_between_dates", {"start": start, "end": end}),),
+    )
 
 
 @template("test", "days_between_dates")
-def days_apart(r: random.Random) -> tuple[str, Expect]:
+def days_apart(r: random.Random) -> Drawn:
     start, end, between = _dates(r)
-    return f"How many days apart are {start} and {end}?", Expect(between)
+    return Drawn(
+        f"How many days apart are {start} and {end}?",
+        Expect(between),
+        (("days_between_dates", {"start": start, "end": end}),),
+    )
 
 
 @template("train", "length_convert")
-def miles(r: random.Random) -> tuple[str, Expect]:
+def miles(r: random.Random) -> Drawn:
     km = _n(r, 3, 80)
-    return f"How many miles is {km} km?", Expect(round(km * 1000 / 1609.344, 3))
+    return Drawn(
+        f"How many miles is {km} km?",
+        Expect(round(km * 1000 / 1609.344, 3)),
+        (("length_convert", {"value": km, "from_unit": "km", "to_unit": "mi"}),),
+    )
 
 
 @template("dev", "length_convert")
-def km_to_miles(r: random.Random) -> tuple[str, Expect]:
+def km_to_miles(r: random.Random) -> Drawn:
     km = _n(r, 3, 80)
-    return f"Convert {km} km to miles.", Expect(round(km * 1000 / 1609.344, 3))
+    return Drawn(
+        f"Convert {km} km to miles.",
+        Expect(round(km * 1000 / 1609.344, 3)),
+        (("length_convert", {"value": km, "from_unit": "km", "to_unit": "mi"}),),
+    )
 
 
 @template("test", "length_convert")
-def kilometers(r: random.Random) -> tuple[str, Expect]:
+def kilometers(r: random.Random) -> Drawn:
     km = _n(r, 3, 80)
-    return f"What is {km} kilometers in miles?", Expect(round(km * 1000 / 1609.344, 3))
+    return Drawn(
+        f"What is {km} kilometers in miles?",
+        Expect(round(km * 1000 / 1609.344, 3)),
+        (("length_convert", {"value": km, "from_unit": "km", "to_unit": "mi"}),),
+    )
 
 
 @template("train", "percent_of")
-def percent(r: random.Random) -> tuple[str, Expect]:
+def percent(r: random.Random) -> Drawn:
     p, v = r.choice((5, 10, 15, 20, 25)), _n(r, 20, 400)
-    return f"What is {p}% of {v}?", Expect(p / 100 * v)
+    return Drawn(f"What is {p}% of {v}?", Expect(p / 100 * v), (("percent_of", {"percent": p, "value": v}),))
 
 
 @template("dev", "percent_of")
-def percent_words(r: random.Random) -> tuple[str, Expect]:
+def percent_words(r: random.Random) -> Drawn:
     p, v = r.choice((5, 10, 15, 20, 25)), _n(r, 20, 400)
-    return f"How much is {p} percent of {v}?", Expect(p / 100 * v)
+    return Drawn(f"How much is {p} percent of {v}?", Expect(p / 100 * v), (("percent_of", {"percent": p, "value": v}),))
 
 
 @template("test", "percent_of")
-def tip(r: random.Random) -> tuple[str, Expect]:
+def tip(r: random.Random) -> Drawn:
     p, v = r.choice((5, 10, 15, 20, 25)), _n(r, 20, 400)
-    return f"The bill is {v}. What is a {p}% tip?", Expect(p / 100 * v)
+    return Drawn(
+        f"The bill is {v}. What is a {p}% tip?", Expect(p / 100 * v), (("percent_of", {"percent": p, "value": v}),)
+    )
 
 
 # ---- no tool needed --------------------------------------------------------------------------------------------
 
 
 @template("train")
-def hello(r: random.Random) -> tuple[str, Expect]:
-    return f"Say hello to {r.choice(POOLS['person'])}.", Expect(text="hello")
+def hello(r: random.Random) -> Drawn:
+    return Drawn(f"Say hello to {r.choice(POOLS['person'])}.", Expect(text="hello"), ())
 
 
 @template("dev")
-def opposite(r: random.Random) -> tuple[str, Expect]:
+def opposite(r: random.Random) -> Drawn:
     word = r.choice(sorted(OPPOSITES))
-    return f"What is the opposite of '{word}'? Answer in one word.", Expect(text=OPPOSITES[word])
+    return Drawn(f"What is the opposite of '{word}'? Answer in one word.", Expect(text=OPPOSITES[word]), ())
 
 
 @template("test")
-def echo(r: random.Random) -> tuple[str, Expect]:
+def echo(r: random.Random) -> Drawn:
     word = r.choice(("yes", "ready", "banana", "blue"))
-    return f"Reply with just the word {word}.", Expect(text=word)
+    return Drawn(f"Reply with just the word {word}.", Expect(text=word), ())
 
 
 # ---- two steps: the second call needs the first's result -----------------------------------------------------
 
 
 @template("train", "money_convert", "arith")
-def money_then_add(r: random.Random) -> tuple[str, Expect]:
+def money_then_add(r: random.Random) -> Drawn:
     (amount, a, b), x = _money(r), _n(r, 2, 30)
-    question = f"Convert {amount:g} {a} to {b}, then add {x} to the result."
-    return question, Expect(_converted(amount, a, b) + x)
+    question, converted = f"Convert {amount:g} {a} to {b}, then add {x} to the result.", _converted(amount, a, b)
+    first = ("money_convert", {"amount": amount, "from_code": a, "to_code": b})
+    return Drawn(question, Expect(converted + x), (first, ("arith", {"expression": f"{converted:g} + {x}"})))
 
 
 @template("dev", "weather_now", "arith")
-def fahrenheit(r: random.Random) -> tuple[str, Expect]:
+def fahrenheit(r: random.Random) -> Drawn:
     city = r.choice(POOLS["city"])
-    return f"What is the temperature in {city} in degrees Fahrenheit?", Expect(weather_of(city)[0] * 9 / 5 + 32)
+    celsius = weather_of(city)[0]
+    question, calls = f"What is the temperature in {city} in degrees Fahrenheit?", (("weather_now", {"city": city}),)
+    return Drawn(question, Expect(celsius * 9 / 5 + 32), (*calls, ("arith", {"expression": f"{celsius} * 9 / 5 + 32"})))
 
 
 @template("test", "word_tally", "arith")
-def words_times(r: random.Random) -> tuple[str, Expect]:
+def words_times(r: random.Random) -> Drawn:
     sentence, k = r.choice(SENTENCES), _n(r, 2, 9)
-    return f"Count the words in '{sentence}' and multiply that count by {k}.", Expect(len(sentence.split()) * k)
+    question, count = f"Count the words in '{sentence}' and multiply that count by {k}.", len(sentence.split())
+    calls = (("word_tally", {"text": sentence}), ("arith", {"expression": f"{count} * {k}"}))
+    return Drawn(question, Expect(count * k), calls)
 
 
 def task_items(split: str, n: int, seed: int = 0) -> list[Item]:
@@ -310,7 +375,8 @@ def task_items(split: str, n: int, seed: int = 0) -> list[Item]:
         rng = random.Random(f"{seed}:synth_task:{split}:{i}")
         name = rng.choice(names)
         tools = TEMPLATES[name].tools
-        question, expect = TEMPLATES[name].draw(rng)
+        drawn = TEMPLATES[name].draw(rng)
+        question, expect = drawn.question, drawn.expect
         items.append(
             Item(
                 id=f"synth_task_{split}_{i}",
