@@ -141,7 +141,7 @@ def _train(data: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
 def trained(tmp_path_factory):
     """A quick run, uninterrupted; and the same run killed after its first checkpoint and resumed."""
     folder = tmp_path_factory.mktemp("train")
-    write_data(folder / "data", DataConfig(10, 0, 10, 4, heldout=2), model=None)
+    write_data(folder / "data", DataConfig(10, 0, 2, 2, heldout=2), model=None)  # tasks are 1,200 tokens: few
     whole = _train(folder / "data", folder / "whole")
     output, _ = whole.communicate(timeout=600)
     assert whole.returncode == 0, output.decode()
@@ -172,7 +172,7 @@ def test_a_quick_run_lowers_the_heldout_loss_and_a_killed_run_resumes_to_the_sam
     b = load_file(trained / "killed" / "adapter" / "adapter_model.safetensors")
     assert a.keys() == b.keys() and all((a[k] - b[k]).abs().max() < 1e-6 for k in a)
     written = json.loads((trained / "data" / "data.json").read_text())["examples"]["train.jsonl"]
-    assert len(read_examples(trained / "data" / "train.jsonl")) == written["all"] > 50  # 40 calls, tasks, sums
+    assert len(read_examples(trained / "data" / "train.jsonl")) == written["all"] > 40  # 40 calls, tasks, sums
 
 
 @pytest.mark.slow
