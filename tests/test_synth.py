@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 from collections import defaultdict
 
 import pytest
@@ -66,6 +67,13 @@ def test_splits_hold_their_functions_and_templates_apart():
     assert all(splits == set(SPLITS) for splits in kinds.values()), kinds  # every kind of task in every split
     task_ids = {it.entry["template"] for it in load_synth(["synth_task"], "dev", 200)}
     assert all(TEMPLATES[name].split == "dev" for name in task_ids)
+
+
+def test_every_template_draws_the_calls_of_its_declared_tools_in_order():
+    for name, template in TEMPLATES.items():  # Template.tools and Drawn.calls say the same thing twice: agree
+        for seed in range(3):
+            drawn = template.draw(random.Random(seed))
+            assert tuple(tool for tool, _ in drawn.calls) == template.tools, name
 
 
 def test_the_same_items_every_time_and_a_smaller_limit_is_a_prefix():
