@@ -206,6 +206,41 @@ def test_an_adapter_loads_merged_and_beside_int4_weights_and_computes_what_peft_
 
 
 @pytest.mark.slow
+def test_an_exported_adapter_is_bfloat16_with_a_card_and_computes_what_the_trained_one_does(trained):
+    import torch
+    from safetensors.torch import load_file
+
+    from toollab.models.local import LocalModel
+
+    out = trained / "export"
+    done = subprocess.run(
+        [sys.executable, "-m", "toollab", "train-export", "--run", str(trained / "whole"), "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    weights = load_file(out / "adapter_model.safetensors")
+    source = trained / "whole" / "adapter" / "adapter_model.safetensors"
+    assert {t.dtype for t in weights.values()} == {torch.bfloat16}
+    assert (out / "adapter_model.safetensors").stat().st_size < 0.55 * source.stat().st_size
+    card = (out / "README.md").read_text()
+    assert "toollab train --data" in card and "seed 0" in card and "tokens/s" in card and "Held-out loss" in card
+    ids = [[1, 504, 314, 260, 3619, 281, 23466, 47]]  # any few tokens
+    logits = []
+    for adapter in (str(trained / "whole" / "adapter"), str(out)):
+        loaded = LocalModel(adapter=adapter, dtype="float32").load()
+        with torch.inference_mode():
+            logits.append(loaded.model(input_ids=torch.tensor(ids)).logits[0, -1])
+    assert torch.nn.functional.cosine_similarity(logits[0], logits[1], dim=0) > 0.9999
+    assert int(logits[0].argmax()) == int(logits[1].argmax())
+    failed = subprocess.run(
+        [sys.executable, "-m", "toollab", "train-export", "--run", str(trained / "data"), "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert failed.returncode != 0 and "holds no adapter" in failed.stdout + failed.stderr
+    assert (out / "adapter_model.safetensors").is_file()  # a failed export leaves the last one alone
+
+
+@pytest.mark.slow
 def test_the_loss_on_targets_alone_is_the_models_own_loss():
     import torch
 

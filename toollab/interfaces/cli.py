@@ -42,6 +42,7 @@ app.add_typer(serve_cli.rest_app, name="rest")
 app.command("gateway")(serve_cli.gateway)
 app.command("train-data")(train_cli.train_data)
 app.command("train")(train_cli.train)
+app.command("train-export")(train_cli.train_export)
 
 
 @app.callback()

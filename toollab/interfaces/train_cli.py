@@ -13,6 +13,7 @@ from toollab.interfaces.loading import progress_bar
 from toollab.interfaces.options import fail
 from toollab.models.registry import is_local, load_model
 from toollab.train.data import DataConfig, write_data
+from toollab.train.export import export_adapter
 from toollab.train.sft import Step, TrainConfig
 from toollab.train.sft import train as run_training
 
@@ -94,3 +95,20 @@ def train(
     )
     use = f"--model local:{result.saved}" if config.full else f"--adapter {result.saved}"
     console.print(f"saved {result.saved} (use it with {use}); {out / 'train.json'}")
+
+
+def train_export(
+    run: Annotated[Path, typer.Option(help="A `toollab train` run folder (its adapter/ and train.json).")],
+    out: Annotated[Path, typer.Option(help="Folder to write: the adapter in bfloat16 and its card (replaced).")],
+    notes: Annotated[
+        Path | None, typer.Option(help="A Markdown file added to the card (the scores measured on it).")
+    ] = None,
+) -> None:
+    """Write a trained adapter ready to ship: bfloat16 weights (half the size) and a card saying what it was
+    trained on, with which command, seed and time."""
+    try:
+        written = export_adapter(run, out, notes.read_text(encoding="utf-8") if notes else "")
+    except (FileNotFoundError, KeyError) as exc:
+        raise fail(f"cannot export {run}: {exc}") from None
+    size = sum(f.stat().st_size for f in out.iterdir()) / 2**20
+    console.print(f"wrote {out} ({size:.1f} MB; card {written}); use it with --adapter {out}")
