@@ -282,11 +282,12 @@ class SandboxedPython:
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:
+    """Kill the process's whole group. Not `process.kill()`: Popen polls first, reaping the child under asyncio's
+    watcher, which then reports a made-up exit status (255)."""
     if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
+        for kill in (os.killpg, os.kill):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(process.pid, signal.SIGKILL)
 
 
 async def _read_capped(stream: asyncio.StreamReader, cap: int, overflow: asyncio.Event) -> tuple[str, bool]:
