@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from toollab.harness import errors
+from toollab.harness.code_actions import CodeRun, code_action_tool, current_run
 from toollab.harness.dispatch import Approver, Dispatcher
 from toollab.harness.events import (
     EventLog,
@@ -40,6 +41,7 @@ from toollab.harness.replay import last_run, replay
 from toollab.harness.request import CallPolicy, policy_of
 from toollab.harness.result import RunResult, RunStatus
 from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
+from toollab.sandbox import Executor
 from toollab.tools import Tool
 
 
@@ -54,6 +56,9 @@ class Agent:
     default the model's own (`load_model` gives local models the project's), else auto and parallel.
     Tools with `side_effects=True` run only when `approve(call, tool)` returns True (sync or async).
     `on_event` receives every event (`toollab.harness.events`) as it happens, as the JSONL log records it.
+    `code_actions`: an executor (a started `toollab.sandbox.SandboxedPython`, say) makes the agent code-acting:
+    it offers one tool, `python(code)`, whose programs call the tools as functions; each such call is dispatched,
+    approved, logged (with the code action as its parent) and counted as a JSON call would be.
     """
 
     def __init__(
@@ -70,6 +75,7 @@ class Agent:
         use_finish: bool = True,
         policy: CallPolicy | None = None,
         on_event: EventSink | None = None,
+        code_actions: Executor | None = None,
     ):
         tools = list(tools)
         if use_finish and any(t.name == FINISH for t in tools):
@@ -86,8 +92,10 @@ class Agent:
         self.use_finish = use_finish
         self.policy = policy or policy_of(model)
         self._control = FINISH if use_finish else None  # the call name that is not a tool call
+        self._inner = Dispatcher(tools, approve=approve, max_concurrency=max_concurrency)
+        offered = [code_action_tool(tools, code_actions)] if code_actions is not None else tools
         self._dispatcher = Dispatcher(
-            [*tools, finish_tool()] if use_finish else tools, approve=approve, max_concurrency=max_concurrency
+            [*offered, finish_tool()] if use_finish else offered, approve=approve, max_concurrency=max_concurrency
         )
         self.tool_specs = [t.spec for t in self._dispatcher.tools.values()]
 
@@ -181,6 +189,7 @@ class Agent:
 
     async def _drive(self, run: RunState) -> RunResult:
         dispatcher = self._observed(run)
+        current_run.set(CodeRun(self._inner, run, self.max_tool_calls))  # for code actions' inner calls
         try:
             while run.result is None:
                 if run.final_reason is None and (limit := self._limit_reached(run)) is not None:

@@ -10,6 +10,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import pydantic_core
@@ -23,6 +24,8 @@ from toollab.tools import InvalidArguments, Tool, ToolError
 Approver = Callable[[ToolCall, Tool], "bool | Awaitable[bool]"]
 ResultObserver = Callable[[ToolResultMessage, float], None]
 CallObserver = Callable[[ToolCall], None]
+# The call a tool is running for, seen from inside the tool (a code action names its inner calls after it).
+current_call: ContextVar[ToolCall | None] = ContextVar("current_call", default=None)
 
 
 def to_content(value: Any) -> str:
@@ -103,6 +106,7 @@ class Dispatcher:
         # the approver sees the decoded, validated arguments, whatever form the model sent them in
         if tool.side_effects and not await self._approved(call.model_copy(update={"arguments": arguments}), tool):
             return self._done(call, errors.denied(tool, self.approve is not None), started, errors.DENIED)
+        token = current_call.set(call)
         try:
             if semaphore is None:
                 value = await self._execute(tool, bound)
@@ -115,6 +119,8 @@ class Dispatcher:
             return self._done(call, errors.timed_out(tool, tool.timeout or 0), started, errors.TIMEOUT)
         except (Exception, SystemExit) as exc:  # a tool's bug must reach the model, not crash the run
             return self._done(call, errors.tool_failed(tool, exc), started, errors.TOOL_ERROR)
+        finally:
+            current_call.reset(token)
         try:
             content = to_content(value)
         except Exception as exc:

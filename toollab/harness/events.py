@@ -58,12 +58,16 @@ class ModelResponded(_Event):
 class ToolCalled(_Event):
     event: Literal["tool_call"] = "tool_call"
     call: ToolCall
+    # the code action this call was made from (its call id); left out of the line when None, so logs of runs
+    # without code actions read as before
+    parent: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ToolReturned(_Event):
     event: Literal["tool_result"] = "tool_result"
     result: ToolResultMessage
     seconds: float = 0.0
+    parent: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class MessageAdded(_Event):

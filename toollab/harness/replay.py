@@ -54,6 +54,8 @@ def replay(start: RunStarted, recorded: list[Event], control: str | None, direct
         if isinstance(event, ModelResponded):
             state.add_response(event.message, event.usage)
             out.open_round, out.pending, out.concluded = event, {}, None
+        elif isinstance(event, ToolReturned) and event.parent is not None:
+            state.count_inner(event.result)  # made from a code action: counted, not a result of the turn
         elif isinstance(event, ToolReturned):
             out.pending[event.result.call_id] = event.result
         elif isinstance(event, RoundEnded) and out.open_round is not None:

@@ -88,6 +88,10 @@ class RunState:
                 self.messages.append(result)
                 self.tool_calls += result.name != self.control and result.error_kind not in _NOT_RUN
 
+    def count_inner(self, result: ToolResultMessage) -> None:
+        """A call made from inside a code action: it counts against the budget like any call that ran."""
+        self.tool_calls += result.error_kind not in _NOT_RUN
+
     def budget_refuses(self, calls: Sequence[ToolCall], max_tool_calls: int | None) -> set[str]:
         """The ids of the calls that the rest of the tool-call budget cannot pay for (the last ones in order)."""
         if max_tool_calls is None:
