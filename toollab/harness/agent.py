@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toollab.harness import errors
+from toollab.harness import errors, injection
 from toollab.harness.code_actions import CodeRun, code_action_tool, current_run
 from toollab.harness.dispatch import Approver, Dispatcher
 from toollab.harness.events import (
@@ -59,6 +59,8 @@ class Agent:
     `code_actions`: an executor (a started `toollab.sandbox.SandboxedPython`, say) makes the agent code-acting:
     it offers one tool, `python(code)`, whose programs call the tools as functions; each such call is dispatched,
     approved, logged (with the code action as its parent) and counted as a JSON call would be.
+    `flag_instructions`: results whose text reads like instructions aimed at the model (prompt injection) are
+    flagged (`ToolResultMessage.flags`, in the event log too) and begin with a note saying they are data.
     """
 
     def __init__(
@@ -76,6 +78,7 @@ class Agent:
         policy: CallPolicy | None = None,
         on_event: EventSink | None = None,
         code_actions: Executor | None = None,
+        flag_instructions: bool = False,
     ):
         tools = list(tools)
         if use_finish and any(t.name == FINISH for t in tools):
@@ -92,10 +95,15 @@ class Agent:
         self.use_finish = use_finish
         self.policy = policy or policy_of(model)
         self._control = FINISH if use_finish else None  # the call name that is not a tool call
-        self._inner = Dispatcher(tools, approve=approve, max_concurrency=max_concurrency)
+        names = [t.name for t in tools]
+        screen = (lambda r: injection.screened(r, names)) if flag_instructions else None
+        self._inner = Dispatcher(tools, approve=approve, max_concurrency=max_concurrency, screen=screen)
         offered = [code_action_tool(tools, code_actions)] if code_actions is not None else tools
         self._dispatcher = Dispatcher(
-            [*offered, finish_tool()] if use_finish else offered, approve=approve, max_concurrency=max_concurrency
+            [*offered, finish_tool()] if use_finish else offered,
+            approve=approve,
+            max_concurrency=max_concurrency,
+            screen=screen,
         )
         self.tool_specs = [t.spec for t in self._dispatcher.tools.values()]
 

@@ -50,6 +50,7 @@ class Dispatcher:
         max_concurrency: int = 16,
         on_call: CallObserver | None = None,
         on_result: ResultObserver | None = None,
+        screen: Callable[[ToolResultMessage], ToolResultMessage] | None = None,
     ):
         self.tools: dict[str, Tool] = {}
         for t in tools:
@@ -63,6 +64,7 @@ class Dispatcher:
         self.max_concurrency = max_concurrency
         self.on_call = on_call
         self.on_result = on_result
+        self.screen = screen  # applied to every result a tool produced, before anyone sees it
 
     def _done(self, call: ToolCall, content: str, started: float, kind: str | None = None) -> ToolResultMessage:
         tool = self.tools.get(call.name) if isinstance(call.name, str) else None
@@ -73,6 +75,8 @@ class Dispatcher:
             is_error=kind is not None,
             error_kind=kind,
         )
+        if self.screen is not None and kind in (None, errors.TOOL_ERROR):  # what the tool wrote, not the harness
+            result = self.screen(result)
         if self.on_result is not None:
             self.on_result(result, time.perf_counter() - started)
         return result

@@ -92,6 +92,8 @@ class ToolResultMessage(BaseModel):
     content: str
     is_error: bool = False
     error_kind: str | None = None
+    # what the harness noticed in the result (`toollab.harness.injection`); left out of logs when empty
+    flags: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
 
 
 Message = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
