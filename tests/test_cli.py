@@ -142,3 +142,17 @@ def test_the_live_view_prints_what_a_model_writes_as_text_not_markup(tmp_path):
     assert 'call [/]x({"a": "[/red]"})' in out.stdout and "Unknown tool" in out.stdout
     assert "status completed, 3 rounds" in out.stdout
     assert [e.event for e in read_events(log)][-1] == "run_end"
+
+
+def test_run_with_code_actions_runs_the_program_in_a_sandbox(tmp_path):
+    program = "x = add(a=5.0, b=3.0)\nprint(multiply(a=x, b=2.0))"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "python", "arguments": {"code": program}}]}, "16.0"]))
+    log = tmp_path / "run.jsonl"
+    out = toollab("run", "What is (5.0 + 3.0) * 2.0?", "--model", f"scripted:{script}", "--code-actions",
+                  "--json", "--log", str(log))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["answer"] == "16.0" and data["messages"][2]["content"] == "16.0"
+    inner = [e for e in read_events(log) if getattr(e, "parent", None) is not None and e.event == "tool_call"]
+    assert [e.call.name for e in inner] == ["add", "multiply"]

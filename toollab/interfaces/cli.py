@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import sys
@@ -32,6 +33,7 @@ from toollab.interfaces.options import (
 )
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.models.switches import Switches
+from toollab.sandbox import SandboxedPython
 from toollab.tools import add, calculator, multiply
 
 app = typer.Typer(help="Build, run and measure tool-using LLM agents.", no_args_is_help=True, add_completion=False)
@@ -123,6 +125,14 @@ def result_json(result: RunResult) -> dict[str, Any]:
     }
 
 
+async def _run_agent(agent: Agent, prompt: str, log: Path | None, sandbox: SandboxedPython | None) -> RunResult:
+    try:
+        return await agent.run(prompt, log=log)
+    finally:
+        if sandbox is not None:
+            await sandbox.close()
+
+
 @app.command()
 def run(
     prompt: Annotated[str, typer.Argument(help="The task for the agent.")],
@@ -141,6 +151,12 @@ def run(
     parallel: Parallel = None,
     switches: SwitchesOption = "",
     adapter: AdapterOption = None,
+    code_actions: Annotated[
+        bool, typer.Option(help="The model writes Python programs that call the tools (run in a sandbox).")
+    ] = False,
+    flag_instructions: Annotated[
+        bool, typer.Option(help="Flag tool results that read like instructions to the model (prompt injection).")
+    ] = False,
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
@@ -154,12 +170,15 @@ def run(
             adapter=adapter,
         )
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
+        sandbox = SandboxedPython(warm=1) if code_actions else None
         agent = Agent(
             chosen,
             tool_set,
             max_steps=max_steps,
             policy=policy_of(chosen).updated(tool_choice, after_results, parallel),
             on_event=None if json_output else RoundPrinter(console),
+            code_actions=sandbox,
+            flag_instructions=flag_instructions,
         )
     except ValueError as exc:
         raise fail(str(exc)) from None
@@ -172,7 +191,7 @@ def run(
             load_local(chosen, stderr if json_output else console, agent.policy)
         except ModelError as exc:
             raise fail(str(exc)) from None
-    result = agent.run_sync(prompt, log=log)
+    result = asyncio.run(_run_agent(agent, prompt, log, sandbox))
     if json_output:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:
