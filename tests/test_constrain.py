@@ -64,7 +64,7 @@ def calls(format: str, *which: int) -> str:
 
 
 def test_the_formats_with_an_envelope_are_the_constrainable_ones():
-    assert constrainable() == ["hermes", "pythonic", "text"]
+    assert constrainable() == ["hermes", "pythonic", "text", "code"]
 
 
 @pytest.mark.parametrize("format", ["hermes", "text", "pythonic"])
@@ -132,7 +132,7 @@ def test_pythonic_grammar_is_plain_ebnf():
 def test_bad_choices_and_formats_are_clear_errors():
     with pytest.raises(ValueError, match="names no offered tool"):
         structural_tag(get_format("hermes"), choice("subtract"))
-    with pytest.raises(ValueError, match="supports the formats hermes, pythonic, text, not 'mistral'"):
+    with pytest.raises(ValueError, match="supports the formats hermes, pythonic, text, code, not 'mistral'"):
         structural_tag(get_format("mistral"), choice("auto"))
     with pytest.raises(ValueError, match="tool choice must be"):
         RequestParams(TOOLS, " ")
@@ -166,3 +166,22 @@ def test_a_turn_holds_calls_or_a_finish_alone(format, mode):
     assert accepts(format, params, "It is 8.") == (mode == "auto")
     alone = RequestParams([FINISH], mode, finish="finish")  # only the finish offered
     assert accepts(format, alone, finish) and not accepts(format, alone, f"{finish}\n{finish}")
+
+
+def test_the_code_format_holds_a_turn_to_prose_or_prose_then_one_program():
+    from toollab.harness.code_actions import CODE_ACTION
+
+    program = ToolSpec(CODE_ACTION, "Run a program.", {"type": "object", "properties": {"code": {"type": "string"}}})
+    block = written("code", (CODE_ACTION, {"code": "x = add(a=1, b=2)\nprint(x * 2)"}))
+    assert block == "```python\nx = add(a=1, b=2)\nprint(x * 2)\n```"
+    auto, required = RequestParams([program], "auto"), RequestParams([program], "required")
+    assert accepts("code", auto, block) and accepts("code", auto, f"First I add.\n{block}")
+    assert accepts("code", auto, "It is 6.") and not accepts("code", required, "It is 6.")
+    assert accepts("code", required, block) and not accepts("code", required, f"Text.\n{block}")
+    assert not accepts("code", auto, f"{block}\n{block}")  # one program a turn
+    assert not accepts("code", auto, f"{block}\nand text after it")
+    assert not accepts("code", RequestParams([program], "none"), block)
+    parsed = get_format("code").parse(f"First I add.\n{block}", [program])
+    assert parsed.content == "First I add." and parsed.tool_calls[0].name == CODE_ACTION
+    assert parsed.tool_calls[0].arguments == {"code": "x = add(a=1, b=2)\nprint(x * 2)"}
+    assert get_format("code").parse("It is 6.", [program]).tool_calls == []

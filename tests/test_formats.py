@@ -35,7 +35,7 @@ def same_calls(parsed, original):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from(sorted(FORMATS)), calls, st.sampled_from(["", "Let me check. ", "ok\n\n"]))
+@given(st.sampled_from(sorted(set(FORMATS) - {"code"})), calls, st.sampled_from(["", "Let me check. ", "ok\n\n"]))
 def test_render_then_parse_gives_the_same_calls(name, original, prefix):
     if name == "qwen3_coder":  # one call per name there: the schema decides how a value is read
         original = list({c.name: c for c in original}.values())
@@ -45,6 +45,20 @@ def test_render_then_parse_gives_the_same_calls(name, original, prefix):
     parsed = fmt.parse(text, tools)
     same_calls(parsed.tool_calls, original)
     assert parsed.raw == text
+    assert parsed.content == (prefix.strip() or None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=80), st.sampled_from(["", "Let me add. "]))
+def test_the_code_format_gives_back_the_program(code, prefix):
+    from hypothesis import assume
+
+    assume("```" not in code and not code.endswith("`") and code.strip() == code and code)
+    program = ToolSpec("python", "", {"type": "object", "properties": {"code": {"type": "string"}}})
+    original = [ToolCall(name="python", arguments={"code": code})]  # one program a turn, the format's one call
+    text = prefix + get_format("code").render_calls(original)
+    parsed = get_format("code").parse(text, [program])
+    same_calls(parsed.tool_calls, original)
     assert parsed.content == (prefix.strip() or None)
 
 

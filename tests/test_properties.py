@@ -136,7 +136,9 @@ hostile = nestings | control_text | surrogates | huge | st.text(max_size=200)
 
 def envelope(format_name: str) -> str:
     """A call as the format writes it, its argument value replaced by SLOT (quoted or not, as the format writes)."""
-    text = get_format(format_name).render_calls([ToolCall(name="add", arguments={"a": SLOT})])
+    # the code format's one call is a program: the hostile value goes into the program text
+    arguments = {"code": f"print(add(a={SLOT}))"} if format_name == "code" else {"a": SLOT}
+    text = get_format(format_name).render_calls([ToolCall(name="add", arguments=arguments)])
     for quoted in (json.dumps(SLOT), repr(SLOT)):
         text = text.replace(quoted, SLOT)
     assert SLOT in text, text
@@ -172,7 +174,7 @@ def test_parse_never_raises_on_hostile_text(format_name, data):
         assert c.parse_error is not None or not too_deep(c.arguments)
 
 
-@pytest.mark.parametrize("format_name", sorted(FORMATS))
+@pytest.mark.parametrize("format_name", sorted(set(FORMATS) - {"code"}))  # a program is text: nothing nests
 @pytest.mark.parametrize("depth", [MAX_NESTING + 1, 3000])
 @pytest.mark.parametrize("kind", ["[", "{"])
 def test_arguments_nested_too_deeply_become_a_parse_error(format_name, depth, kind):

@@ -76,6 +76,13 @@ def structural_tag(format: Format, params: RequestParams) -> dict[str, Any]:
     if params.tool_choice == "none" or not params.tools:
         return {"type": "structural_tag", "format": {"type": "any_text", "excludes": _openings(envelope)}}
     chosen = _chosen(params)
+    if envelope.arguments == "code":  # one program a turn; the answer is prose (no finish call in this format)
+        program = _tag(envelope.begin, {"type": "any_text", "excludes": ["```"]}, envelope.end)
+        turn = _calls([program], params.tool_choice != "auto", one=True)
+        if params.tool_choice != "auto":
+            return {"type": "structural_tag", "format": turn}
+        text = {"type": "any_text", "excludes": _openings(envelope)}
+        return {"type": "structural_tag", "format": {"type": "sequence", "elements": [text, turn]}}
     one = envelope.arguments == "pythonic" or not params.parallel
     tools = [t for t in chosen if t.name != params.finish]
     finish = [t for t in chosen if t.name == params.finish]

@@ -85,12 +85,12 @@ class CallEnvelope:
     for `{name}`), the arguments, then `end`. `trigger` opens a call: with tool choice "auto" the model may write
     free text first (text without the trigger), and "none" forbids it. `arguments`: "json", a JSON object; or
     "pythonic", keyword arguments of Python literals, and then all of a turn's calls are one block (`begin` and
-    `end` are its brackets)."""
+    `end` are its brackets); or "code", a program (free text without a closing fence), the one call of a turn."""
 
     trigger: str
     begin: str
     end: str
-    arguments: Literal["json", "pythonic"] = "json"
+    arguments: Literal["json", "pythonic", "code"] = "json"
 
     def opening(self, name: str) -> str:
         """`begin` for one tool (inside a JSON string, so the name is escaped as JSON)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toollab.formats.base import Format
+from toollab.formats.code_block import CodeBlock
 from toollab.formats.deepseek_v3 import DeepSeekV3
 from toollab.formats.hermes import Hermes
 from toollab.formats.llama3_json import Llama3Json
@@ -13,7 +14,7 @@ from toollab.formats.text_protocol import TextProtocol
 
 DEFAULT_FORMAT = "hermes"  # what Qwen-family models and most fine-tunes write; local models use it unless told
 FORMATS: dict[str, type[Format]] = {
-    cls.name: cls for cls in (Hermes, Qwen3Coder, Mistral, Llama3Json, DeepSeekV3, Pythonic, TextProtocol)
+    cls.name: cls for cls in (Hermes, Qwen3Coder, Mistral, Llama3Json, DeepSeekV3, Pythonic, TextProtocol, CodeBlock)
 }
 
 
