@@ -100,13 +100,12 @@ for i in range(5):
 
 
 def test_a_failing_program_is_an_error_result_that_says_what_went_wrong():
-    _, result, _ = run_agent(
-        [call(CODE_ACTION, code="print('before'); 1/0"), call(CODE_ACTION, code="while True: pass"), "gave up"],
-        [add],
-    )
-    first, second = result.tool_results
+    turns = [call(CODE_ACTION, code=c) for c in ("print('before'); 1/0", "while True: pass", "x = add(a=1, b=2)")]
+    _, result, _ = run_agent([*turns, "gave up"], [add])
+    first, second, third = result.tool_results
     assert first.is_error and "before" in first.content and "ZeroDivisionError" in first.content
     assert second.is_error and "cpu time limit" in second.content
+    assert third.is_error and "print what you want to see" in third.content  # nothing printed, nothing learned
     assert result.answer == "gave up"
 
 

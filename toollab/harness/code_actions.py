@@ -72,8 +72,8 @@ def signature(spec: ToolSpec) -> str:
 
 def code_action_tool(tools: Sequence[Tool], executor: Executor, name: str = CODE_ACTION) -> Tool:
     """The one tool a code-acting agent offers: `python(code)`, running `code` on `executor` with `tools` as
-    functions. Its description lists their signatures. A program that fails or hits a limit is an error result
-    (what it printed, then what went wrong), so the model sees it must change the program."""
+    functions. Its description lists their signatures. A program that fails, hits a limit or prints nothing is an
+    error result (what it printed, then what went wrong), so the model sees it must change the program."""
     specs = [t.spec for t in tools]
     description = (
         "Run a short Python program. These functions are defined in it; call them with keyword arguments and "
@@ -101,7 +101,7 @@ def code_action_tool(tools: Sequence[Tool], executor: Executor, name: str = CODE
             return call
 
         result = await executor.run(str(arguments["code"]), {s.name: function(s.name) for s in specs})
-        if not result.ok:
+        if not result.ok or not result.stdout.strip():  # nothing printed taught nothing: not a result to end on
             raise ToolError(result.observation())
         return result.observation()
 
