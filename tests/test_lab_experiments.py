@@ -181,6 +181,18 @@ def test_the_sanity_check_catches_more_tampering_than_it_rejects_correct_results
     assert h["accuracy untampered"] > h["accuracy tampered"]
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_code_actions_take_fewer_turns_and_make_the_same_calls_from_inside(seed):
+    h = experiment("codeact", seed)
+    json_, code = "JSON calls (ReAct)", "code actions"
+    for described in ("clear", "vague"):
+        assert h[f"model calls {code}, {described}"] < h[f"model calls {json_}, {described}"] - 0.5
+        assert h[f"tokens {code}, {described}"] < h[f"tokens {json_}, {described}"]
+    # the same model, the same mistakes and fixes: what changes is how many turns the calls take
+    assert abs(h[f"accuracy {code}, clear"] - h[f"accuracy {json_}, clear"]) <= 0.05
+    assert h[f"accuracy {code}, vague"] < h[f"accuracy {code}, clear"]
+
+
 def test_a_mechanism_switched_off_removes_its_effect():
     """With perfect mental arithmetic the calculator stops mattering: the test above measures the mechanism."""
     h = experiment("stages", 0, arithmetic_error=0.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from toollab.lab.experiments import critique, descriptions, errors, planning, protocol, stages, tamper
+from toollab.lab.experiments import codeact, critique, descriptions, errors, planning, protocol, stages, tamper
 from toollab.lab.experiments.common import Report, Settings
 
 EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
@@ -16,6 +16,7 @@ EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
     "planning": planning.run,
     "critique": critique.run,
     "tamper": tamper.run,
+    "codeact": codeact.run,
 }
 
 __all__ = ["EXPERIMENTS", "Report", "Settings"]

@@ -23,6 +23,7 @@ from toollab.harness.model import ModelResponse
 from toollab.harness.request import RequestParams
 from toollab.lab.countries.data import country
 from toollab.lab.countries.tasks import read_question
+from toollab.lab.simulated.coding import code_tool_of, functions_of, last_answer, read_exchanges, write_program
 from toollab.lab.simulated.knobs import Knobs
 from toollab.lab.simulated.memory import Memory
 from toollab.lab.simulated.reading import Knowledge, evidence_exchanges, exchanges, knowledge_of
@@ -114,6 +115,9 @@ class SimulatedModel:
             return self._plan(reading, question, system), []
         if prompts.SOLVE in system:
             return self._answer(reading, question, knowledge_of(evidence_exchanges(last_user)), "solve"), []
+        code_tool = code_tool_of(tools)
+        if code_tool is not None:
+            return self._code(reading, question, messages, tools, code_tool)
         done = exchanges(messages)
         if tools:
             return self._act(reading, question, done, tools)
@@ -226,6 +230,71 @@ class SimulatedModel:
         i = 1 + int(self.memory.draw("typo", *key) * (len(name) - 2))
         typo = name[:i] + name[i + 1 :]
         return typo if country(typo) is None and typo != name else name + "ia"
+
+    # ---- code actions: one program a turn, all the calls it can make at once -------------------------------
+
+    def _code(
+        self,
+        reading: Reading,
+        question: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        code_tool: ToolSpec,
+    ) -> tuple[str, list[ToolCall]]:
+        answer = last_answer(messages)
+        if answer is not None:
+            if any(t.name == FINISH for t in tools):
+                return "Thought: the program printed the answer.", [ToolCall(name=FINISH, arguments={"answer": answer})]
+            return f"Answer: {answer}", []
+        functions = functions_of(code_tool)
+        done = read_exchanges(messages, {f.name for f in functions})
+        known = knowledge_of(done)
+        people = self._takes_for_people(functions, question)
+        if people:  # as with JSON calls: it takes results for people and converts them to thousands
+            known.populations = {k: round(v / 1000) for k, v in known.populations.items()}
+        pending = [i for i in self._intents(reading, known, False) if not self._satisfied(i, known)]
+        failures = 0
+        for taught in reversed(known.taught):
+            if taught:
+                break
+            failures += 1
+        calls = []
+        for j, intent in enumerate(pending):
+            retry = failures if j == 0 else 0
+            call = self._attempt(intent, question, retry, done[-1] if retry else None, functions)
+            calls.append((call.name, dict(call.args_or_raw())))
+        expression = self._expression(reading, known, pending, people)
+        program = write_program(calls, expression)
+        wants = ", ".join(i.describe() for i in pending) or "to print the answer"
+        return f"Thought: I need {wants}.", [ToolCall(name=code_tool.name, arguments={"code": program})]
+
+    @staticmethod
+    def _expression(reading: Reading, known: Knowledge, pending: Sequence[Intent], people: bool) -> str | None:
+        """The answer as a Python expression over the program's variables (v1 is pending[0]'s result) and what
+        earlier programs taught; None while a step depends on a result not read yet."""
+        kind, names, relation = reading
+        variable = {(i.tool, i.arguments.get("country", i.arguments.get("query", ""))): f"v{n}"
+                    for n, i in enumerate(pending, start=1)}  # fmt: skip
+
+        def population(name: str) -> str:
+            if name in known.populations:
+                return str(known.populations[name])
+            v = variable[("population", name)]
+            return f"round({v} / 1000)" if people else v
+
+        if kind == "fact":
+            if relation == "population":
+                return population(names[0])
+            fact = known.facts.get((names[0], relation))
+            return repr(fact) if fact is not None else variable[("lookup", names[0])]
+        if kind == "capital_language":
+            lookup = next((i for i in pending if i.tool == "lookup"), None)
+            if lookup is not None:
+                return variable[("lookup", lookup.arguments["country"])]
+            found = known.capitals.get(names[0].lower())
+            fact = known.facts.get((found, "language")) if found else None
+            return repr(fact) if fact is not None else None
+        return (" - " if kind == "difference" else " + ").join(population(n) for n in names)
 
     # ---- planning (ReWOO) ----------------------------------------------------------------------------------
 

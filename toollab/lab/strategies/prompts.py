@@ -14,6 +14,12 @@ REACT = (
     "answer, call finish with it."
 )
 
+CODE = (
+    "Solve the task by writing Python programs that call the tools as functions. In each turn write one short "
+    "line `Thought: <what you need next>` and one program; print every value you need, and print the line "
+    "`Answer: <answer>` when the program has it. When a program has printed the answer, call finish with it."
+)
+
 PLAN = (
     "Write the whole plan now; the tools run only after you have written it, and you will not see their "
     "results before the plan is complete. For each step write a line `Plan: <what and why>` and then a line "

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from toollab.formats.base import tools_jsonl
 from toollab.harness import Agent
 from toollab.harness.dispatch import Dispatcher
+from toollab.harness.events import Event, ToolCalled
 from toollab.harness.messages import Message, SystemMessage, ToolCall, UserMessage
 from toollab.harness.model import Model
 from toollab.harness.request import RequestParams
@@ -17,6 +18,7 @@ from toollab.lab.countries.tasks import Task, is_correct
 from toollab.lab.strategies import prompts
 from toollab.lab.strategies.base import Meter, Outcome, outcome, run_outcome
 from toollab.lab.strategies.plans import Evidence, Step, decode_step_arguments, parse_plan, render_evidence
+from toollab.sandbox import Executor
 from toollab.tools import Tool
 
 MAX_STEPS = 8
@@ -48,6 +50,23 @@ async def react(model: Model, task: Task, tools: Sequence[Tool], max_steps: int 
     meter = Meter(model)
     run = await Agent(meter, tools, system_prompt=prompts.REACT, max_steps=max_steps).run(task.question)
     return run_outcome(task, "react", meter, run)
+
+
+async def code_act(
+    model: Model, task: Task, tools: Sequence[Tool], executor: Executor, max_steps: int = MAX_STEPS
+) -> Outcome:
+    """CodeAct: each turn the model writes a program that calls the tools as functions (run on `executor`);
+    `extra` counts the tool calls made from inside the programs."""
+    meter = Meter(model)
+    inner: list[Event] = []
+
+    def seen(event: Event) -> None:
+        if isinstance(event, ToolCalled) and event.parent is not None:
+            inner.append(event)
+
+    agent = Agent(meter, tools, system_prompt=prompts.CODE, max_steps=max_steps, code_actions=executor, on_event=seen)
+    run = await agent.run(task.question)
+    return run_outcome(task, "code", meter, run, tool_calls_inside=len(inner))
 
 
 async def run_plan(steps: list[Step], tools: Sequence[Tool]) -> list[Evidence]:
