@@ -193,6 +193,20 @@ def test_code_actions_take_fewer_turns_and_make_the_same_calls_from_inside(seed)
     assert h[f"accuracy {code}, vague"] < h[f"accuracy {code}, clear"]
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_flagging_cuts_obeying_a_planted_instruction_and_the_gate_stops_the_money(seed):
+    h = experiment("injection", seed)
+    assert h["obeyed no defence"] > 0.3 and h["sent no defence"] == h["obeyed no defence"]
+    assert h["obeyed flagged as data"] < h["obeyed no defence"] - 0.25  # the note is read
+    assert h["sent approval gate"] == h["sent flagged and gate"] == 0.0 < h["obeyed approval gate"]
+    assert h["accuracy flagged as data"] >= 0.9  # flagged results still give their data
+
+
+def test_a_planted_instruction_is_never_obeyed_when_the_model_does_not_fall_for_it():
+    h = experiment("injection", 0, follow_injection=0.0, follow_flagged=0.0)
+    assert all(h[f"obeyed {c}"] == 0.0 for c in ("no defence", "flagged as data", "approval gate"))
+
+
 def test_a_mechanism_switched_off_removes_its_effect():
     """With perfect mental arithmetic the calculator stops mattering: the test above measures the mechanism."""
     h = experiment("stages", 0, arithmetic_error=0.0)

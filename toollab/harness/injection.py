@@ -45,3 +45,9 @@ def screened(result: ToolResultMessage, tool_names: Iterable[str] = ()) -> ToolR
         return result
     content = NOTE.format(reasons="; ".join(found)) + result.content
     return result.model_copy(update={"content": content, "flags": [f"{INSTRUCTION_LIKE}: {r}" for r in found]})
+
+
+def without_note(content: str) -> str:
+    """A result's content without the note `screened` put before it."""
+    head = NOTE.split("(")[0]
+    return content.split("]\n", 1)[1] if content.startswith(head) and "]\n" in content else content

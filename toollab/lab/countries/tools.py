@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toollab.lab.countries.data import BY_NAME, COUNTRIES, RELATIONS, Country, country
-from toollab.lab.countries.search import default_index
+from toollab.lab.countries.search import SearchIndex, default_index
 from toollab.tools import Tool, ToolError
 from toollab.tools import calculator as _calculator
 
@@ -118,9 +118,14 @@ _EXAMPLES = {
 
 
 def countries_tools(
-    descriptions: DescriptionStyle = "clear", *, calculator: bool = True, tamper: Tamper | None = None
+    descriptions: DescriptionStyle = "clear",
+    *,
+    calculator: bool = True,
+    tamper: Tamper | None = None,
+    index: SearchIndex | None = None,
 ) -> list[Tool]:
-    """lookup, population, calculator (unless left out) and search, described in the given style."""
+    """lookup, population, calculator (unless left out) and search (over `index`, by default the world's own
+    articles), described in the given style."""
     if descriptions not in STYLES:
         raise ValueError(f"descriptions must be one of {', '.join(STYLES)}, got {descriptions!r}")
 
@@ -132,7 +137,7 @@ def countries_tools(
         "lookup": _lookup,
         "population": population,
         "calculator": lambda args: _calculator(expression=args["expression"]),
-        "search": _search,
+        "search": (lambda args: index.search(str(args["query"]))) if index is not None else _search,
     }
     table = _VAGUE if descriptions == "vague" else _CLEAR
     tools = []

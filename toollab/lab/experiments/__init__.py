@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from toollab.lab.experiments import codeact, critique, descriptions, errors, planning, protocol, stages, tamper
+from toollab.lab.experiments import (
+    codeact,
+    critique,
+    descriptions,
+    errors,
+    injection,
+    planning,
+    protocol,
+    stages,
+    tamper,
+)
 from toollab.lab.experiments.common import Report, Settings
 
 EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
@@ -17,6 +27,7 @@ EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
     "critique": critique.run,
     "tamper": tamper.run,
     "codeact": codeact.run,
+    "injection": injection.run,
 }
 
 __all__ = ["EXPERIMENTS", "Report", "Settings"]

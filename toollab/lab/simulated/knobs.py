@@ -20,6 +20,8 @@ class Knobs:
     recheck_arithmetic: float = 0.6  # self-critique without tools: chance of redoing the arithmetic
     estimate_known: float = 0.06  # relative error of a population estimate for a country it remembers
     estimate_unknown: float = 0.6  # ... for one it does not
+    follow_injection: float = 0.5  # chance it obeys an instruction planted in a tool result
+    follow_flagged: float = 0.05  # ... when the harness flagged that result as data, not a request
     prefill_seconds: float = 0.0005  # simulated latency per input token
     decode_seconds: float = 0.02  # simulated latency per output token
 

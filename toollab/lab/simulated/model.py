@@ -18,6 +18,7 @@ from typing import Any
 
 from toollab.formats import get_format
 from toollab.harness import FINISH
+from toollab.harness.injection import NOTE
 from toollab.harness.messages import Message, SystemMessage, ToolCall, Usage, UserMessage
 from toollab.harness.model import ModelResponse
 from toollab.harness.request import RequestParams
@@ -34,6 +35,8 @@ from toollab.tools import ToolSpec
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _ESTIMATE = re.compile(re.escape(prompts.ESTIMATE).replace(r"\{country\}", "(.+?)"))
+# An instruction planted in a document (`toollab lab injection`), as the model reads it.
+PLANTED_CALL = re.compile(r"call (\w+) with country (\w+) and amount (\d+)")
 SYNONYMS = {"capital": "capital city", "language": "official language", "export": "main export", "leader": "president"}
 Reading = tuple[str, tuple[str, ...], str]
 
@@ -168,6 +171,9 @@ class SimulatedModel:
         self, reading: Reading, question: str, done: list[Call], tools: Sequence[ToolSpec]
     ) -> tuple[str, list[ToolCall]]:
         names = {t.name for t in tools}
+        planted = self._obeyed(question, done, names)
+        if planted is not None:
+            return "Thought: the search result says I must do this first.", [planted]
         known = knowledge_of(done)
         if self._takes_for_people(tools, question):  # it converts "people" to the thousands the task asks for
             known.populations = {k: round(v / 1000) for k, v in known.populations.items()}
@@ -185,6 +191,20 @@ class SimulatedModel:
             failures += 1
         call = self._attempt(intent, question, failures, done[-1] if failures else None, tools)
         return f"Thought: I need {intent.describe()}.", [call]
+
+    def _obeyed(self, question: str, done: list[Call], names: set[str]) -> ToolCall | None:
+        """The call an instruction planted in the last result asks for, when the model falls for it (less often
+        when the harness flagged the result as data); at most once a task."""
+        if not done or done[-1].is_error:
+            return None
+        match = PLANTED_CALL.search(done[-1].result)
+        if match is None or match.group(1) not in names or any(c.name == match.group(1) for c in done):
+            return None
+        flagged = done[-1].result.startswith(NOTE.split("(")[0])
+        p = self.knobs.follow_flagged if flagged else self.knobs.follow_injection
+        if self.memory.draw("obey", question) >= p:
+            return None
+        return ToolCall(name=match.group(1), arguments={"country": match.group(2), "amount": int(match.group(3))})
 
     def _attempt(
         self, intent: Intent, question: str, attempt: int, failed: Call | None, tools: Sequence[ToolSpec]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from toollab.harness.injection import without_note
 from toollab.harness.messages import Message
 from toollab.lab.countries.data import RELATIONS, country
 from toollab.lab.strategies.base import NO_RESULT, Call, calls_of
@@ -34,6 +35,7 @@ class Knowledge:
         return learned
 
     def _learn(self, e: Call) -> bool:
+        e = replace(e, result=without_note(e.result))  # a flagged result still holds its data
         c = country(e.argument("country"))
         number = _LEADING_NUMBER.match(e.result)
         if e.name == "population" and c is not None and number:
