@@ -191,6 +191,9 @@ def test_code_actions_take_fewer_turns_and_make_the_same_calls_from_inside(seed)
     # the same model, the same mistakes and fixes: what changes is how many turns the calls take
     assert abs(h[f"accuracy {code}, clear"] - h[f"accuracy {json_}, clear"]) <= 0.05
     assert h[f"accuracy {code}, vague"] < h[f"accuracy {code}, clear"]
+    # the phone task: five prices compared; one program loops over them, JSON calls take a turn each
+    assert h[f"phone task model calls {code}, clear"] < h[f"phone task model calls {json_}, clear"] - 2
+    assert h[f"phone task accuracy {code}, clear"] == h[f"phone task accuracy {json_}, clear"] == 1.0
 
 
 @pytest.mark.parametrize("seed", SEEDS)

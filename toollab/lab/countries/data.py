@@ -31,6 +31,12 @@ class Country:
         return str(getattr(self, relation))
 
 
+def phone_price(name: str) -> int:
+    """What a phone costs in a country, in euros; fictional, the same on every machine, no two alike."""
+    digest = int.from_bytes(hashlib.sha256(f"phone:{name}".encode()).digest()[:8], "big")
+    return 300 + digest % 900
+
+
 def population_of(name: str) -> int:
     digest = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
     return POPULATION_MIN + digest % (POPULATION_MAX - POPULATION_MIN + 1)

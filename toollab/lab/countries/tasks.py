@@ -6,6 +6,9 @@
 | `capital_language` | What language is spoken in the country whose capital is Lima?  | 2     | yes          |
 | `difference`       | How many more people, in thousands, live in A than in B?       | 3     | no           |
 | `sum`              | What is the combined population, in thousands, of A, B and C?  | 4     | no           |
+| `cheapest`         | In which of A, B, C, D and E is a phone cheapest?              | 5     | no (a loop)  |
+
+`cheapest` (the lecture's phone task, for `lab codeact`) is not among the default kinds.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from toollab.lab.countries.data import COUNTRIES, RELATIONS, Country
+from toollab.lab.countries.data import COUNTRIES, RELATIONS, Country, phone_price
 
-TaskKind = Literal["fact", "capital_language", "difference", "sum"]
+TaskKind = Literal["fact", "capital_language", "difference", "sum", "cheapest"]
 KINDS: tuple[TaskKind, ...] = ("fact", "capital_language", "difference", "sum")
-STEPS: dict[str, int] = {"fact": 1, "capital_language": 2, "difference": 3, "sum": 4}
+LOOP: tuple[TaskKind, ...] = ("cheapest",)
+STEPS: dict[str, int] = {"fact": 1, "capital_language": 2, "difference": 3, "sum": 4, "cheapest": 5}
 DEPENDENT: tuple[TaskKind, ...] = ("capital_language",)
 INDEPENDENT: tuple[TaskKind, ...] = ("difference", "sum")
 
@@ -33,6 +37,7 @@ FACT_QUESTIONS = {
 CAPITAL_LANGUAGE = "What language is spoken in the country whose capital is {}?"
 DIFFERENCE = "How many more people, in thousands, live in {} than in {}?"
 SUM = "What is the combined population, in thousands, of {}, {} and {}?"
+CHEAPEST = "In which of {}, {}, {}, {} and {} is a phone cheapest?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,10 @@ class Task:
 def make_task(kind: TaskKind, picked: list[Country], relation: str, number: int) -> Task:
     """One task of `kind` about the `picked` countries (the first one or three are used)."""
     a, b, c = picked[:3]
+    if kind == "cheapest":
+        names = tuple(p.name for p in picked[:5])
+        cheapest = min(picked[:5], key=lambda p: phone_price(p.name))
+        return Task(f"cheapest-{number}", kind, CHEAPEST.format(*names), cheapest.name, names)
     if kind == "fact":
         answer = str(a.population) if relation == "population" else a.fact(relation)
         return Task(f"fact-{number}", kind, FACT_QUESTIONS[relation].format(a.name), answer, (a.name,), relation)
@@ -75,13 +84,13 @@ def generate_tasks(n: int, seed: int = 0, kinds: tuple[TaskKind, ...] = KINDS) -
     """`n` tasks cycling through `kinds` (so each kind gets its share), countries and relations drawn by `seed`."""
     if n < 0:
         raise ValueError("n must be >= 0")
-    unknown = set(kinds) - set(KINDS)
+    unknown = set(kinds) - set(KINDS + LOOP)
     if not kinds or unknown:
-        raise ValueError(f"task kinds must be among {', '.join(KINDS)}; got {', '.join(kinds) or 'none'}")
+        raise ValueError(f"task kinds must be among {', '.join(KINDS + LOOP)}; got {', '.join(kinds) or 'none'}")
     rng = random.Random(seed)
     tasks = []
     for i in range(n):
-        picked = rng.sample(COUNTRIES, 3)
+        picked = rng.sample(COUNTRIES, 5 if kinds[i % len(kinds)] == "cheapest" else 3)
         relation = rng.choice((*RELATIONS, "population"))
         tasks.append(make_task(kinds[i % len(kinds)], picked, relation, i))
     return tasks
@@ -120,6 +129,7 @@ _READERS: list[tuple[re.Pattern[str], TaskKind, str]] = [
     (_pattern(CAPITAL_LANGUAGE), "capital_language", ""),
     (_pattern(DIFFERENCE), "difference", ""),
     (_pattern(SUM), "sum", ""),
+    (_pattern(CHEAPEST), "cheapest", ""),
 ]
 
 

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toollab.lab.countries.data import BY_NAME, COUNTRIES, RELATIONS, Country, country
+from toollab.lab.countries.data import BY_NAME, COUNTRIES, RELATIONS, Country, country, phone_price
 from toollab.lab.countries.search import SearchIndex, default_index
 from toollab.tools import Tool, ToolError
 from toollab.tools import calculator as _calculator
@@ -84,6 +84,7 @@ _VAGUE = {
     "population": ("Gets population.", {"country": {"type": "string"}}),
     "calculator": ("Calculates.", {"expression": {"type": "string"}}),
     "search": ("Searches.", {"query": {"type": "string"}}),
+    "phone_price": ("Gets price.", {"country": {"type": "string"}}),
 }
 _COUNTRY = _text("The country's English name, e.g. 'France'.")
 _CLEAR = {
@@ -108,12 +109,14 @@ _CLEAR = {
         "Use it to find which country has a given capital.",
         {"query": _text("Keywords, e.g. 'capital Lima'.")},
     ),
+    "phone_price": ("What a phone costs in a country, in euros, as an integer.", {"country": _COUNTRY}),
 }
 _EXAMPLES = {
     "lookup": 'Example: lookup(country="France", relation="capital") returns "Paris".',
     "population": 'Example: population(country="Peru") returns an integer such as 51234 (51,234,000 people).',
     "calculator": 'Example: calculator(expression="51234 - 20417") returns "30817".',
     "search": 'Example: search(query="capital Lima") returns the article about Peru first.',
+    "phone_price": 'Example: phone_price(country="Peru") returns an integer such as 640 (euros).',
 }
 
 
@@ -123,9 +126,10 @@ def countries_tools(
     calculator: bool = True,
     tamper: Tamper | None = None,
     index: SearchIndex | None = None,
+    prices: bool = False,
 ) -> list[Tool]:
     """lookup, population, calculator (unless left out) and search (over `index`, by default the world's own
-    articles), described in the given style."""
+    articles), described in the given style; with `prices`, phone_price too (the `cheapest` tasks)."""
     if descriptions not in STYLES:
         raise ValueError(f"descriptions must be one of {', '.join(STYLES)}, got {descriptions!r}")
 
@@ -139,6 +143,8 @@ def countries_tools(
         "calculator": lambda args: _calculator(expression=args["expression"]),
         "search": (lambda args: index.search(str(args["query"]))) if index is not None else _search,
     }
+    if prices:
+        functions["phone_price"] = lambda args: phone_price(find_country(args["country"]).name)
     table = _VAGUE if descriptions == "vague" else _CLEAR
     tools = []
     for name, fn in functions.items():

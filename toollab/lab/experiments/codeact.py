@@ -1,12 +1,13 @@
 """Code actions (CodeAct) against JSON calls (ReAct): one program a turn can make every independent call at once
 and do the arithmetic itself, so a task takes fewer model turns; a failing call stops the program, and the
-error message reaches the model as it would after a JSON call. Under clear and under vague tool descriptions."""
+error message reaches the model as it would after a JSON call. Under clear and under vague tool descriptions, on
+the world's tasks and on the lecture's phone task (which of five countries sells a phone cheapest: a loop)."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from toollab.lab.countries.tasks import STEPS, generate_tasks
+from toollab.lab.countries.tasks import LOOP, STEPS, generate_tasks
 from toollab.lab.countries.tools import countries_tools
 from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, compare, mean, save, share, table
 from toollab.lab.strategies.base import Outcome
@@ -22,8 +23,8 @@ def _inside(o: Outcome) -> int:
 
 
 async def run(s: Settings) -> Report:
-    tasks = generate_tasks(s.n, s.seed)
-    clear, vague = countries_tools("clear"), countries_tools("vague")
+    tasks = generate_tasks(s.n, s.seed) + generate_tasks(max(1, s.n // 4), s.seed, LOOP)
+    clear, vague = countries_tools("clear", prices=True), countries_tools("vague", prices=True)
     async with SandboxedPython(Limits(cpu_seconds=5, wall_seconds=20), warm=2) as sandbox:
         conditions = {
             f"{JSON}, clear": partial(react, s.model, tools=clear),
@@ -48,10 +49,14 @@ async def run(s: Settings) -> Report:
             rows,
         )
     )
+    for c, group in by.items():
+        phone = [o for o in group if o.task.kind == "cheapest"]
+        report.headline[f"phone task model calls {c}"] = mean(o.model_calls for o in phone)
+        report.headline[f"phone task accuracy {c}"] = share(phone).value
     steps = sorted(set(STEPS.values()))
     report.tables.append(
         table(
-            "Model calls per task by the steps it needs (clear descriptions)",
+            "Model calls per task by the calls it needs (clear descriptions; 5: the phone task)",
             ["steps", JSON, CODE],
             [
                 [k, *(mean(o.model_calls for o in by[f"{m}, clear"] if o.task.steps == k) for m in (JSON, CODE))]

@@ -59,6 +59,8 @@ class Intent:
             return f"the population of {a['country']}"
         if self.tool == "lookup":
             return f"the {a['relation']} of {a['country']}"
+        if self.tool == "phone_price":
+            return f"the phone price in {a['country']}"
         if self.tool == "search":
             return f"the country whose capital is {a['query'].removeprefix('capital ')}"
         return f"to compute {a['expression']}"
@@ -145,6 +147,8 @@ class SimulatedModel:
             if found is not None:
                 steps.append(Intent("lookup", {"country": found, "relation": "language"}))
             return steps
+        if kind == "cheapest":
+            return [Intent("phone_price", {"country": n}) for n in names]
         steps = [Intent("population", {"country": n}) for n in names]
         if calculator and all(n in known.populations for n in names):
             values = [str(known.populations[n]) for n in names]
@@ -165,6 +169,8 @@ class SimulatedModel:
             return (a["country"], a["relation"]) in known.facts
         if intent.tool == "search":
             return a["query"] in known.searched
+        if intent.tool == "phone_price":
+            return a["country"] in known.prices
         return a["expression"].replace(" ", "") in known.calculations
 
     def _act(
@@ -239,7 +245,7 @@ class SimulatedModel:
             return ToolCall(name="lookup", arguments={"country": a["country"], "relation": "population"})
         if intent.tool == "lookup" and u < 0.5:
             return ToolCall(name="lookup", arguments={**a, "relation": SYNONYMS.get(a["relation"], a["relation"])})
-        if intent.tool in ("population", "lookup"):
+        if intent.tool in ("population", "lookup", "phone_price"):
             return ToolCall(name=intent.tool, arguments={**a, "country": self._misspelled(a["country"], key)})
         if intent.tool == "calculator":
             spaced = re.sub(r"\d+", lambda m: f"{int(m.group()):,}", a["expression"])
@@ -307,6 +313,10 @@ class SimulatedModel:
                 return population(names[0])
             fact = known.facts.get((names[0], relation))
             return repr(fact) if fact is not None else variable[("lookup", names[0])]
+        if kind == "cheapest":
+            priced = [f"({n!r}, {known.prices[n] if n in known.prices else variable[('phone_price', n)]})"
+                      for n in names]  # fmt: skip
+            return f"min([{', '.join(priced)}], key=lambda p: p[1])[0]"
         if kind == "capital_language":
             lookup = next((i for i in pending if i.tool == "lookup"), None)
             if lookup is not None:
@@ -370,6 +380,11 @@ class SimulatedModel:
             language = known.facts.get((found, "language")) or recall(found, "language")
             lines += [f"Fact: country with capital {names[0]} = {found}", f"Fact: language of {found} = {language}"]
             return "\n".join([*lines, f"Answer: {language}"])
+        if kind == "cheapest":  # compared in its head: only prices it looked up (it has no memory of them)
+            priced = {n: known.prices[n] for n in names if n in known.prices}
+            best = min(priced, key=lambda n: priced[n]) if priced else names[0]
+            lines += [f"Fact: phone price in {n} = {v}" for n, v in priced.items()]
+            return "\n".join([*lines, f"Answer: {best}"])
         values = []
         for n in names:
             v = known.populations.get(n)

@@ -25,6 +25,7 @@ class Knowledge:
     capitals: dict[str, str] = field(default_factory=dict)  # capital (lower case) -> country
     searched: set[str] = field(default_factory=set)
     calculations: dict[str, int] = field(default_factory=dict)
+    prices: dict[str, int] = field(default_factory=dict)  # phone prices by country
 
     taught: list[bool] = field(default_factory=list)  # per exchange: whether it taught anything
 
@@ -49,6 +50,9 @@ class Knowledge:
             self.searched.add(e.argument("query"))
             for name, capital in _CAPITAL_OF.findall(e.result):
                 self.capitals.setdefault(capital.lower(), name)
+            return True
+        if e.name == "phone_price" and c is not None and number:
+            self.prices[c.name] = int(number.group(1))
             return True
         if e.name == "calculator" and number:
             self.calculations[e.argument("expression").replace(" ", "")] = int(float(number.group(1)))
