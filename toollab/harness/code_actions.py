@@ -19,7 +19,8 @@ from toollab.harness.events import ToolCalled, ToolReturned
 from toollab.harness.messages import ToolCall, ToolResultMessage
 from toollab.harness.run_state import RunState
 from toollab.sandbox import Executor
-from toollab.tools import Tool, ToolError, ToolSpec
+from toollab.sandbox.python_tool import CODE_SCHEMA, printed
+from toollab.tools import Tool, ToolSpec
 
 CODE_ACTION = "python"
 _TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "array": "list", "object": "dict"}
@@ -100,18 +101,9 @@ def code_action_tool(tools: Sequence[Tool], executor: Executor, name: str = CODE
 
             return call
 
-        result = await executor.run(str(arguments["code"]), {s.name: function(s.name) for s in specs})
-        if not result.ok or not result.stdout.strip():  # nothing printed taught nothing: not a result to end on
-            raise ToolError(result.observation())
-        return result.observation()
+        return await printed(executor, str(arguments["code"]), {s.name: function(s.name) for s in specs})
 
-    schema = {
-        "type": "object",
-        "properties": {"code": {"type": "string", "description": "The Python program."}},
-        "required": ["code"],
-        "additionalProperties": False,
-    }
-    return Tool.from_schema(name, description, schema, run_code)
+    return Tool.from_schema(name, description, CODE_SCHEMA, run_code)
 
 
 async def _dispatch(context: CodeRun, call: ToolCall, parent: str) -> ToolResultMessage:

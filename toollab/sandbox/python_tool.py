@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
-from toollab.sandbox.executor import Executor
-from toollab.tools import Tool
+from collections.abc import Mapping
+from typing import Any
+
+from toollab.sandbox.executor import Executor, Function
+from toollab.tools import Tool, ToolError
 
 DESCRIPTION = (
     "Run a short Python program and see what it prints. Use print() for every value you want to see. "
     "The program runs alone: no network, no files but its own working folder, limited time and memory."
 )
+CODE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"code": {"type": "string", "description": "The Python program to run."}},
+    "required": ["code"],
+    "additionalProperties": False,
+}
+
+
+async def printed(executor: Executor, code: str, functions: Mapping[str, Function] | None = None) -> str:
+    """What the program printed; a program that fails, hits a limit or prints nothing raises ToolError with
+    its output and what went wrong (an error result: the model must change the program, not end on it)."""
+    result = await executor.run(code, functions)
+    if not result.ok or not result.stdout.strip():
+        raise ToolError(result.observation())
+    return result.observation()
 
 
 def python_tool(executor: Executor, name: str = "python") -> Tool:
-    """A tool that runs its `code` argument on `executor` (a started `SandboxedPython`, say); the result is the
-    program's output, followed by the error or the limit that stopped it."""
+    """A tool that runs its `code` argument on `executor` (a `SandboxedPython`, say)."""
 
     async def run(arguments: dict[str, object]) -> str:
-        result = await executor.run(str(arguments["code"]))
-        return result.observation()
+        return await printed(executor, str(arguments["code"]))
 
-    schema = {
-        "type": "object",
-        "properties": {"code": {"type": "string", "description": "The Python program to run."}},
-        "required": ["code"],
-        "additionalProperties": False,
-    }
-    return Tool.from_schema(name, DESCRIPTION, schema, run)
+    return Tool.from_schema(name, DESCRIPTION, CODE_SCHEMA, run)
