@@ -37,6 +37,7 @@ from toollab.harness.messages import (
     last_request,
 )
 from toollab.harness.model import Model, ModelError
+from toollab.harness.prepare import Prepare, context, shown
 from toollab.harness.replay import last_run, replay
 from toollab.harness.request import CallPolicy, policy_of
 from toollab.harness.result import RunResult, RunStatus
@@ -61,6 +62,8 @@ class Agent:
     approved, logged (with the code action as its parent) and counted as a JSON call would be.
     `flag_instructions`: results whose text reads like instructions aimed at the model (prompt injection) are
     flagged (`ToolResultMessage.flags`, in the event log too) and begin with a note saying they are data.
+    `prepare(step, tools)` (sync or async) chooses, before each request, which tools the model sees (see
+    `toollab.harness.prepare`); a call of a tool it did not see that round gets an unknown-tool error.
     """
 
     def __init__(
@@ -79,6 +82,7 @@ class Agent:
         on_event: EventSink | None = None,
         code_actions: Executor | None = None,
         flag_instructions: bool = False,
+        prepare: Prepare | None = None,
     ):
         tools = list(tools)
         if use_finish and any(t.name == FINISH for t in tools):
@@ -106,6 +110,7 @@ class Agent:
             screen=screen,
         )
         self.tool_specs = [t.spec for t in self._dispatcher.tools.values()]
+        self.prepare = prepare
 
     # ---- public entry points -------------------------------------------------------------------------------
 
@@ -222,9 +227,19 @@ class Agent:
         model_error and None is returned."""
         after_results = bool(run.messages) and isinstance(run.messages[-1], ToolResultMessage)
         offered = self.tool_specs if run.final_reason is None else []
+        if self.prepare is not None and offered:
+            own = [t for t in offered if t.name != run.control]
+            step = context(run.run_id, len(run.rounds), run.messages)
+            try:
+                offered = [*await shown(self.prepare, step, own), *(t for t in offered if t.name == run.control)]
+            except Exception as exc:  # a broken hook must not lose the history
+                run.end(RunStatus.MODEL_ERROR, None, f"prepare failed: {type(exc).__name__}: {exc}", "harness")
+                return None
         params = self.policy.params(offered, after_results, run.control, last_request(run.messages))
+        run.shown = None if self.prepare is None else [t.name for t in params.tools]
         if run.sinks:
-            run.emit(ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools)))
+            event = ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools))
+            run.emit(event.model_copy(update={"shown": run.shown}) if run.shown is not None else event)
         started = time.perf_counter()
         try:
             response = await self.model.request(run.messages, params)
@@ -257,6 +272,8 @@ class Agent:
         message, usage, model_seconds = asked
         started = time.perf_counter()
         results: dict[str, ToolResultMessage] = {}
+        if run.shown is not None:  # only what the model was shown can run
+            dispatcher = dispatcher.only(run.shown)
         try:
             await self._run_calls(run, dispatcher, message.tool_calls, results)
         except asyncio.CancelledError:

@@ -7,6 +7,7 @@ raises escapes (only the cancellation of the caller does, after every pending ca
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -65,6 +66,15 @@ class Dispatcher:
         self.on_call = on_call
         self.on_result = on_result
         self.screen = screen  # applied to every result a tool produced, before anyone sees it
+
+    def only(self, names: Iterable[str]) -> Dispatcher:
+        """This dispatcher with only the tools named: a call of any other is an unknown tool, and its error lists
+        what was offered (the tools a round showed the model)."""
+        view = copy.copy(self)
+        keep = set(names)
+        view.tools = {n: t for n, t in self.tools.items() if n in keep}
+        view.names = list(view.tools)
+        return view
 
     def _done(self, call: ToolCall, content: str, started: float, kind: str | None = None) -> ToolResultMessage:
         tool = self.tools.get(call.name) if isinstance(call.name, str) else None

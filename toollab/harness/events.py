@@ -40,6 +40,8 @@ class ModelRequested(_Event):
     round: int
     messages: int  # how many messages the model was sent
     tools: int  # how many tools it was offered
+    # their names, when the agent's `prepare` step chose them (left out of the line otherwise)
+    shown: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ModelResponded(_Event):

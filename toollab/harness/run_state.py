@@ -47,6 +47,7 @@ class RunState:
         self.seen_ids: set[str] = {c.id for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
         self.started = time.perf_counter()
         self.result: RunResult | None = None
+        self.shown: list[str] | None = None  # the tools the last request showed, when a `prepare` step chose them
 
     def emit(self, event: Event) -> None:
         event.run_id = self.run_id

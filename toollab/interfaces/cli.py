@@ -33,6 +33,7 @@ from toollab.interfaces.options import (
 )
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.models.switches import Switches
+from toollab.retrieval import top_k
 from toollab.sandbox import SandboxedPython
 from toollab.tools import add, calculator, multiply
 
@@ -157,6 +158,9 @@ def run(
     flag_instructions: Annotated[
         bool, typer.Option(help="Flag tool results that read like instructions to the model (prompt injection).")
     ] = False,
+    tools_per_turn: Annotated[
+        int | None, typer.Option(min=1, help="Show the model only the K tools that fit the request best (BM25).")
+    ] = None,
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
@@ -179,6 +183,7 @@ def run(
             on_event=None if json_output else RoundPrinter(console),
             code_actions=sandbox,
             flag_instructions=flag_instructions,
+            prepare=top_k(tools_per_turn) if tools_per_turn else None,
         )
     except ValueError as exc:
         raise fail(str(exc)) from None
