@@ -103,7 +103,7 @@ def lab(
             on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
         )
         report = asyncio.run(EXPERIMENTS[name](settings))
-    if model == SIMULATED:
+    if report.model.startswith(SIMULATED):
         console.print("[dim]model: simulated (knob-driven; token counts approximate, latency simulated)[/dim]")
     if report.transcript:
         console.print(Panel(Text(report.transcript), title="on the wire", border_style="dim"))

@@ -13,6 +13,7 @@ from toollab.lab.experiments import (
     injection,
     planning,
     protocol,
+    retrieval,
     stages,
     tamper,
 )
@@ -28,6 +29,7 @@ EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
     "tamper": tamper.run,
     "codeact": codeact.run,
     "injection": injection.run,
+    "retrieval": retrieval.run,
 }
 
 __all__ = ["EXPERIMENTS", "Report", "Settings"]
