@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from toollab.lab import EXPERIMENTS, Settings, SimulatedModel
-from toollab.lab import garden
+from toollab.lab import EXPERIMENTS, Settings, SimulatedModel, garden
 
 
 def test_the_catalogue_and_the_splits():
