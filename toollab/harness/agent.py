@@ -202,7 +202,7 @@ class Agent:
 
     async def _drive(self, run: RunState) -> RunResult:
         dispatcher = self._observed(run)
-        current_run.set(CodeRun(self._inner, run, self.max_tool_calls))  # for code actions' inner calls
+        token = current_run.set(CodeRun(self._inner, run, self.max_tool_calls))  # for code actions' inner calls
         try:
             while run.result is None:
                 if run.final_reason is None and (limit := self._limit_reached(run)) is not None:
@@ -211,6 +211,8 @@ class Agent:
         except asyncio.CancelledError:
             run.end(RunStatus.CANCELLED, None, "the run was cancelled", "harness")
             raise
+        finally:
+            current_run.reset(token)  # a run awaited inside the caller's task must not leave its state there
         return run.result
 
     def _ask_for_final_answer(self, run: RunState, reason: RunStatus) -> None:
