@@ -90,8 +90,18 @@ def test_max_steps_model_errors_and_bad_input(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_demo_question_is_answered_right_by_the_default_agent():
+    """`make demo`'s question with nothing chosen: the embedded model with the shipped adapter answers 16."""
+    out = toollab("run", "What is (5.0 + 3.0) * 2.0?", "--json")
+    assert out.returncode == 0, out.stderr
+    assert "loaded SmolLM2-135M-Instruct + the shipped adapter in" in out.stderr
+    data = json.loads(out.stdout)
+    assert data["status"] == "completed" and data["answer"].strip().startswith("16"), data
+
+
+@pytest.mark.slow
 def test_run_with_the_embedded_model_shows_loading_and_rounds():
-    out = toollab("run", "What is 2 + 2?", "--max-new-tokens", "12", "--max-steps", "1")
+    out = toollab("run", "What is 2 + 2?", "--adapter", "none", "--max-new-tokens", "12", "--max-steps", "1")
     assert out.returncode == 0, out.stderr
     assert "loaded SmolLM2-135M-Instruct in" in out.stdout and "format hermes" in out.stdout
     assert "round 1" in out.stdout and "raw model output" in out.stdout

@@ -97,6 +97,37 @@ def test_a_run_reuses_the_cached_prefix_between_rounds():
     assert second.input_tokens - second.cached_input_tokens < 80
 
 
+def test_a_gguf_file_is_converted_once_and_the_cached_copy_is_the_same_model(tmp_path, monkeypatch):
+    import torch
+
+    folder, gguf = local_weights.resolve(None)
+    monkeypatch.setenv("TOOLLAB_CACHE", str(tmp_path))
+    cache = local_weights.conversion_cache(folder / gguf)
+    assert cache is not None and cache.parent.parent == tmp_path
+    tokenizer, converted = local_weights._read(folder, gguf, torch.float32)
+    assert (cache / local_weights.COMPLETE).is_file() and not list(cache.parent.glob(".*"))  # no staging left
+    cached_tokenizer, cached = local_weights._read(folder, gguf, torch.bfloat16)
+    assert getattr(cached, "hf_quantizer", None) is None and cached.dtype == torch.bfloat16
+    ours, theirs = converted.state_dict(), cached.state_dict()
+    assert ours.keys() == theirs.keys()
+    assert all(torch.equal(ours[k].to(torch.bfloat16), theirs[k]) for k in ours)
+    chat = [{"role": "user", "content": "What is 2 + 2? <tool_call> é"}]
+    assert tokenizer.apply_chat_template(chat) == cached_tokenizer.apply_chat_template(chat)
+    assert converted.generation_config.eos_token_id == cached.generation_config.eos_token_id
+    assert cached.config.tie_word_embeddings and cached.lm_head.weight is cached.model.embed_tokens.weight
+    monkeypatch.setenv("TOOLLAB_CACHE", "off")
+    assert local_weights.conversion_cache(folder / gguf) is None
+
+
+def test_a_cache_that_cannot_be_written_costs_time_not_the_load(model, tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    loaded = model.load()
+    with pytest.warns(UserWarning, match="could not keep the converted model"):
+        local_weights._keep(loaded.tokenizer, loaded.model, blocked / "copy")
+    assert blocked.read_text() == "not a folder"
+
+
 def test_missing_weights_are_a_clear_error(tmp_path):
     with pytest.raises(ModelError, match="cannot load the local model"):
         LocalModel(str(tmp_path / "nope.gguf")).load()

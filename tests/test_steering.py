@@ -197,7 +197,8 @@ def test_demonstrations_come_before_the_first_request_and_the_nearest_last():
 
 @pytest.fixture(scope="module")
 def steered():
-    """The embedded model with the default switches, and with every switch off (the same weights, loaded once)."""
+    """The embedded model as shipped (with its adapter) with the default switches, with every switch off, and
+    with voting; and the bare weights with the switches on and off (each set of weights loaded once)."""
     from toollab.models.registry import load_model
     from toollab.models.switches import Switches
 
@@ -205,17 +206,20 @@ def steered():
         "on": load_model("local", max_new_tokens=96, switches=Switches()),
         "off": load_model("local", max_new_tokens=96, switches=Switches.none()),
         "voting": load_model("local", max_new_tokens=96, switches=Switches(demos=True, vote=True)),
+        "bare on": load_model("local", adapter="none", max_new_tokens=96, switches=Switches()),
+        "bare off": load_model("local", adapter="none", max_new_tokens=96, switches=Switches.none()),
     }
 
 
 @pytest.mark.slow
 def test_grounded_arguments_copy_the_request_and_the_turn_stops_before_a_repeat(steered):
-    # every switch off, SmolLM2 makes the car up ("Tesla 2022") and writes a second call; grounded, the value is
-    # the request's own span, and the turn ends after the one call the request asks for
+    # every switch off, the bare SmolLM2 makes the car up ("Tesla 2022") and writes a second call; grounded, the
+    # value is the request's own span, and the turn ends after the one call the request asks for (with the shipped
+    # adapter the grounded value is "Model 3", also a span of the request)
     asked = [UserMessage(content="What tire pressure for a Model 3 2022?")]
     params = RequestParams([TIRES], "required")
-    off = asyncio.run(steered["off"].request(asked, params))
-    on = asyncio.run(steered["on"].request(asked, params))
+    off = asyncio.run(steered["bare off"].request(asked, params))
+    on = asyncio.run(steered["bare on"].request(asked, params))
     assert off.message.tool_calls[0].args_as_dict() != {"car_model": "Model 3 2022"}, off.raw
     (call,) = on.message.tool_calls
     assert call.args_as_dict() == {"car_model": "Model 3 2022"}, on.raw

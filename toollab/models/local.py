@@ -12,7 +12,6 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from toollab.formats import get_format, tools_to_openai
@@ -196,9 +195,8 @@ class LocalModel:
 
     @property
     def display_name(self) -> str:
-        shipped = self.adapter and Path(self.adapter) == local_weights.SHIPPED_ADAPTER
-        adapter = "the shipped adapter" if shipped else f"adapter {self.adapter}"
-        return (self.path or local_weights.EMBEDDED_NAME) + (f" + {adapter}" if self.adapter else "")
+        adapter = f" + {local_weights.adapter_label(self.adapter)}" if self.adapter else ""
+        return (self.path or local_weights.EMBEDDED_NAME) + adapter
 
     @property
     def uses_template_tools(self) -> bool:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -124,9 +126,75 @@ def _key(path: str | None, dtype: str, adapter: str | None) -> tuple[str, str, s
 
 
 def _read(folder: Path, gguf: str | None, dtype: Any) -> tuple[Any, Any]:
-    """A tokenizer and a model from disk, offline, in `dtype`, with transformers' own progress bars and
-    warnings kept quiet. Offline, transformers cannot fetch its packed-GGUF kernels and dequantizes the whole
-    model; its warning that float32 would be faster then does not apply."""
+    """A tokenizer and a model from disk, offline, in `dtype`. A GGUF file is converted once and the result kept
+    in the conversion cache (`conversion_cache`): transformers parses the file's metadata three times at about
+    8 s each (config, tokenizer, model), which made every load cost 25-30 s; from the cache a load takes a few."""
+    import torch
+
+    if gguf is None:
+        return _read_hf(folder, None, dtype)
+    converted = conversion_cache(folder / gguf)
+    if converted is not None and (converted / COMPLETE).is_file():
+        return _read_hf(converted, None, dtype)
+    # Convert in float32, which holds the dequantized blocks exactly (int4 packing reads them from it).
+    tokenizer, model = _read_hf(folder, gguf, torch.float32)
+    if converted is not None:
+        _keep(tokenizer, model, converted)
+    return tokenizer, model.to(dtype)
+
+
+COMPLETE = "toollab-converted"  # written last: a folder without it is an interrupted conversion
+
+
+def conversion_cache(gguf: Path) -> Path | None:
+    """Where the converted copy of a GGUF file lives: under $TOOLLAB_CACHE (default ~/.cache/toollab), keyed by
+    the file's path, size and time and by the transformers version that converts it; None when
+    TOOLLAB_CACHE is "off"."""
+    import hashlib
+
+    import transformers
+
+    root = os.environ.get("TOOLLAB_CACHE", "")
+    if root == "off":
+        return None
+    stat = gguf.resolve().stat()
+    key = f"{gguf.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{transformers.__version__}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    base = Path(root).expanduser() if root else Path.home() / ".cache" / "toollab"
+    return base / "converted" / f"{gguf.stem}-{digest}"
+
+
+def _keep(tokenizer: Any, model: Any, target: Path) -> None:
+    """Save a converted model into the cache, atomically (a concurrent loader sees all of it or none); a cache
+    that cannot be written only costs the next load its time."""
+    import shutil
+    import tempfile
+
+    from safetensors.torch import save_model
+
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+        tokenizer.save_pretrained(staging)
+        # transformers refuses to save a model it dequantized from GGUF; its weights are plain tensors now.
+        config = model.config.to_dict()
+        config.pop("quantization_config", None)  # the copy holds plain float32 tensors
+        (staging / "config.json").write_text(json.dumps(config, indent=2))
+        model.generation_config.save_pretrained(staging)
+        save_model(model, str(staging / "model.safetensors"))
+        (staging / COMPLETE).write_text("converted from GGUF by toollab\n")
+        try:
+            staging.rename(target)
+        except OSError:  # another process finished first: its copy is the same
+            shutil.rmtree(staging, ignore_errors=True)
+    except (OSError, ValueError) as error:
+        warnings.warn(f"could not keep the converted model in {target.parent}: {error}", stacklevel=2)
+
+
+def _read_hf(folder: Path, gguf: str | None, dtype: Any) -> tuple[Any, Any]:
+    """transformers' own loading, offline, with its progress bars and warnings kept quiet. Offline, transformers
+    cannot fetch its packed-GGUF kernels and dequantizes the whole model; its warning that float32 would be
+    faster then does not apply."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -181,7 +249,7 @@ def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedMod
             token_id = tokenizer.convert_tokens_to_ids(marker)
             if isinstance(token_id, int) and token_id != tokenizer.unk_token_id:
                 eos.add(token_id)
-        name = (EMBEDDED_NAME if path is None else str(path)) + (f" + {adapter}" if adapter else "")
+        name = (EMBEDDED_NAME if path is None else str(path)) + (f" + {adapter_label(adapter)}" if adapter else "")
         lean = None
         if mode.startswith("int4"):
             from toollab.models.local_decode import LeanLlama
@@ -203,12 +271,21 @@ def is_loaded(path: str | None = None, dtype: str = "auto", adapter: str | None 
     return _key(path, dtype, adapter) in _loaded
 
 
+def adapter_label(adapter: str) -> str:
+    """How output names an adapter: the one inside the package by what it is, others by their folder."""
+    shipped = Path(adapter).expanduser().resolve() == SHIPPED_ADAPTER.resolve()
+    return "the shipped adapter" if shipped else f"adapter {adapter}"
+
+
 def merged(model: Any, adapter: str) -> Any:
     """The model with a LoRA adapter's low-rank updates added into its weights (once, at load: decoding then
     costs what the base model costs)."""
     from peft import PeftModel
 
-    return PeftModel.from_pretrained(model, str(Path(adapter).expanduser())).merge_and_unload()
+    with warnings.catch_warnings():
+        # peft asks transformers 5 a deprecated question (`is_gradient_checkpointing`); not the user's concern.
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+        return PeftModel.from_pretrained(model, str(Path(adapter).expanduser())).merge_and_unload()
 
 
 def lora_parts(model: Any, adapter: str) -> tuple[Any, dict[str, tuple[Any, Any]]]:
