@@ -420,3 +420,35 @@ def test_a_record_that_is_not_one_is_refused_with_its_line(tmp_path):
     path.write_text((DATA / "bfcl-results-0ce5985.jsonl").read_text().splitlines()[0] + '\n{"id": "x"}\n{"id": "y"}\n')
     with pytest.raises(ValueError, match=r"results.jsonl:2: not an evaluation record"):
         ResultsFile(path).read()
+
+
+def test_tools_per_turn_shows_the_model_the_best_fitting_tools_and_the_judge_still_knows_them_all(tmp_path):
+    from toollab.eval.bfcl.data import load
+    from toollab.eval.bfcl.oracle import answer_calls
+    from toollab.retrieval import TopTools
+
+    items = load(["multiple"], 6)
+    shown: list[list[str]] = []
+
+    def model(messages, tools):
+        shown.append([t.name for t in tools])
+        item = next(i for i in items if i.turns[0][-1]["content"] == messages[-1].content)
+        (right,) = answer_calls(item)
+        name = safe_name(right.name)
+        return [call(name if name in shown[-1] else shown[-1][0], right.args_as_dict())]
+
+    summary = run(
+        RunConfig(model="m", categories=["multiple"], limit=6, tools_per_turn=1), tmp_path, FunctionModel(model)
+    )
+    assert all(len(names) == 1 for names in shown) and len(shown) == 6
+    for item, names in zip(items, shown, strict=True):  # the request's best fit by BM25, as `TopTools` ranks
+        specs = tool_set(item.functions, keep_dots=False).specs
+        assert names == [t.name for t in TopTools(1, "bm25")(item.turns[0][-1]["content"], specs)]
+    assert summary["items"] == 6
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    for item, names, record in zip(items, shown, records, strict=True):  # right exactly when the right tool was shown
+        assert record["valid"] == (safe_name(next(iter(item.answer[0]))) in names), record["errors"]
+    recorded = json.loads((tmp_path / "run.json").read_text())
+    assert recorded["tools_per_turn"] == 1
+    with pytest.raises(ValueError, match="holds a run of"):  # a folder is not resumed with another k
+        BfclRun(RunConfig(model="m", categories=["multiple"], limit=6), tmp_path, FunctionModel(model))

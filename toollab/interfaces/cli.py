@@ -28,6 +28,7 @@ from toollab.interfaces.options import (
     Parallel,
     SwitchesOption,
     ToolChoiceOption,
+    ToolsPerTurnOption,
     fail,
     stderr,
 )
@@ -158,9 +159,7 @@ def run(
     flag_instructions: Annotated[
         bool, typer.Option(help="Flag tool results that read like instructions to the model (prompt injection).")
     ] = False,
-    tools_per_turn: Annotated[
-        int | None, typer.Option(min=1, help="Show the model only the K tools that fit the request best (BM25).")
-    ] = None,
+    tools_per_turn: ToolsPerTurnOption = None,
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:

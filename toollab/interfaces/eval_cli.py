@@ -29,6 +29,7 @@ from toollab.interfaces.options import (
     Parallel,
     SwitchesOption,
     ToolChoiceOption,
+    ToolsPerTurnOption,
     fail,
 )
 from toollab.models.registry import MODEL_FORMS
@@ -96,6 +97,7 @@ def bfcl(
     parallel: Parallel = None,
     switches: SwitchesOption = "",
     adapter: AdapterOption = None,
+    tools_per_turn: ToolsPerTurnOption = None,
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
@@ -122,6 +124,7 @@ def synth(
     parallel: Parallel = None,
     switches: SwitchesOption = "",
     adapter: AdapterOption = None,
+    tools_per_turn: ToolsPerTurnOption = None,
 ) -> None:
     """Run the dev set (generated items in BFCL's shapes, and everyday agent tasks), judged like BFCL; tune on
     this, never on BFCL. Writes results.jsonl, summary.json and report.html into --out."""

@@ -53,6 +53,9 @@ AdapterOption = Annotated[
         "`none` (the base weights); the embedded model runs with the shipped adapter by default."
     ),
 ]
+ToolsPerTurnOption = Annotated[
+    int | None, typer.Option(min=1, help="Show the model only the K tools that fit the request best (BM25).")
+]
 Parallel = Annotated[
     bool | None,
     typer.Option("--parallel/--one-call", help="Several calls in a turn, or one (default: the model's policy)."),

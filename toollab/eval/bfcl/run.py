@@ -58,6 +58,7 @@ class RunConfig:
     dataset: str = "bfcl"  # "bfcl", or "synth" (the dev set, `toollab.eval.synth`)
     split: str | None = None  # the dev set's split: train, dev or test
     adapter: str | None = None  # local models: a LoRA adapter folder (`toollab train`)
+    tools_per_turn: int | None = None  # show only the k tools that fit the request best (BM25); None: all
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resumption (the same items must mean the same thing)."""
@@ -67,11 +68,12 @@ class RunConfig:
 # The fields that make two runs' items comparable; a run folder may only be resumed with the same values.
 IDENTITY = (
     *("dataset", "split", "model", "format", "max_new_tokens"),
-    *("constrained", "tool_choice", "after_results", "parallel", "switches", "adapter"),
+    *("constrained", "tool_choice", "after_results", "parallel", "switches", "adapter", "tools_per_turn"),
 )
 # What a run.json without a field meant when it was written (before the defaults moved to `load_model`).
 _OLD_DEFAULTS = {"format": None, "max_new_tokens": 192, "constrained": False, "tool_choice": "auto"}
 _OLD_DEFAULTS |= {"after_results": "auto", "parallel": True, "dataset": "bfcl", "split": None, "adapter": None}
+_OLD_DEFAULTS["tools_per_turn"] = None
 _OLD_DEFAULTS["switches"] = "(none: written before the switches)"  # so an old folder is not resumed with them
 
 
@@ -168,12 +170,15 @@ class BfclRun:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.config.item_timeout):
+                k = self.config.tools_per_turn
                 if item.category == TASKS:
-                    return await run_task(item, model, head, self.policy)
+                    return await run_task(item, model, head, self.policy, tools_per_turn=k)
                 if item.multi_turn:
-                    return await run_multi_turn(item, model, head, self.policy, run_name=self.run_name)
+                    return await run_multi_turn(
+                        item, model, head, self.policy, run_name=self.run_name, tools_per_turn=k
+                    )
                 keep_dots = fmt is not None and fmt.dotted_names
-                return await run_single_turn(item, model, head, self.policy, keep_dots=keep_dots)
+                return await run_single_turn(item, model, head, self.policy, keep_dots=keep_dots, tools_per_turn=k)
         except TimeoutError:
             seconds = time.perf_counter() - started
             return failed(head, f"no answer within {self.config.item_timeout} s", "provider", seconds, "timeout")

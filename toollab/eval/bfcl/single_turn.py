@@ -15,6 +15,7 @@ from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.harness import Message, Model, ModelError, SystemMessage, Usage, UserMessage
 from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage, last_request
 from toollab.harness.request import CallPolicy
+from toollab.retrieval import TopTools
 
 
 def to_messages(turn: list[dict[str, Any]]) -> list[Message]:
@@ -45,11 +46,21 @@ def expected_calls(item: Item) -> list[tuple[str, dict[str, list[Any]]]]:
 
 
 async def run_single_turn(
-    item: Item, model: Model, head: RecordHead, policy: CallPolicy, *, keep_dots: bool
+    item: Item,
+    model: Model,
+    head: RecordHead,
+    policy: CallPolicy,
+    *,
+    keep_dots: bool,
+    tools_per_turn: int | None = None,
 ) -> ItemRecord:
-    """One request, asked as `policy` asks a turn that answers the user."""
+    """One request, asked as `policy` asks a turn that answers the user; with `tools_per_turn`, the model sees only
+    the tools that fit the request best (the judge still knows them all)."""
     tools = tool_set(item.functions, keep_dots=keep_dots)
     messages = to_messages(item.turns[0])
+    if tools_per_turn:
+        shown = TopTools(tools_per_turn, "bm25")(last_request(messages), tools.specs)
+        tools = ToolSet(list(shown), tools.original)
     prompt = prompt_of(model, messages, tools)
     started = time.perf_counter()
     try:

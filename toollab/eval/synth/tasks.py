@@ -21,6 +21,7 @@ from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.eval.synth.everyday import EVERYDAY_TOOLS, RATES_TO_EUR, time_in, weather_of
 from toollab.eval.synth.families import POOLS
 from toollab.harness import Agent, CallPolicy, Model, RunStatus, ToolResultMessage
+from toollab.retrieval import top_k
 
 MAX_STEPS = 6
 SENTENCES = (
@@ -401,12 +402,16 @@ def judge(answer: str | None, expect: Expect, status: RunStatus) -> tuple[bool, 
     return True, ""
 
 
-async def run_task(item: Item, model: Model, head: RecordHead, policy: CallPolicy) -> ItemRecord:
-    """The agent on one everyday task, with all the everyday tools; judged by its final answer."""
+async def run_task(
+    item: Item, model: Model, head: RecordHead, policy: CallPolicy, *, tools_per_turn: int | None = None
+) -> ItemRecord:
+    """The agent on one everyday task, with all the everyday tools (or the `tools_per_turn` that fit it best each
+    round); judged by its final answer."""
     expect = Expect(item.answer["number"], item.answer["text"])
     question = item.turns[0][0]["content"]
     started = time.perf_counter()
-    result = await Agent(model, EVERYDAY_TOOLS, max_steps=MAX_STEPS, policy=policy).run(question)
+    prepare = top_k(tools_per_turn) if tools_per_turn else None
+    result = await Agent(model, EVERYDAY_TOOLS, max_steps=MAX_STEPS, policy=policy, prepare=prepare).run(question)
     if result.status == RunStatus.MODEL_ERROR:
         from toollab.eval.bfcl.single_turn import failed
 

@@ -14,6 +14,7 @@ from toollab.lab.experiments import (
     planning,
     protocol,
     retrieval,
+    retriever,
     stages,
     tamper,
 )
@@ -30,6 +31,7 @@ EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
     "codeact": codeact.run,
     "injection": injection.run,
     "retrieval": retrieval.run,
+    "retriever": retriever.run,
 }
 
 __all__ = ["EXPERIMENTS", "Report", "Settings"]

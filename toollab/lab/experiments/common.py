@@ -130,8 +130,15 @@ def bar_plot(path: Path, title: str, groups: Mapping[str, Mapping[str, Proportio
                 high.append(max(0.0, hi - p.value))
         axes.bar(xs, ys, width, yerr=[low, high], capsize=3, label=condition)
     axes.set_xticks(range(len(groups)), list(groups))
-    axes.set_ylim(0, 1.25)  # headroom for the legend
-    axes.legend(fontsize="small", loc="upper center", ncol=len(conditions))
+    longest = max((len(c) for c in conditions), default=1)
+    columns = min(len(conditions), max(1, 64 // longest))  # a row of the legend no wider than the figure
+    if columns == len(conditions):
+        axes.set_ylim(0, 1.25)  # headroom for a one-row legend inside the axes
+        axes.legend(fontsize="small", loc="upper center", ncol=columns)
+    else:  # long names: the legend in rows below the axes
+        axes.set_ylim(0, 1.05)
+        axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=columns)
+        figure.set_figheight(3.6 + 0.25 * -(-len(conditions) // columns))
     return _save(figure, path, title, "", ylabel)
 
 

@@ -20,7 +20,7 @@ def _indexes(synonyms: bool, dense_encoder: object = None) -> dict[str, ToolInde
     return {"BM25": bm25, "dense (MiniLM)": dense, "hybrid (RRF)": HybridIndex([bm25, dense])}
 
 
-def _scores(index: ToolIndex, asked: Sequence[garden.Request]) -> tuple[Proportion, Proportion, float]:
+def scores(index: ToolIndex, asked: Sequence[garden.Request]) -> tuple[Proportion, Proportion, float]:
     found = index.search([r.text for r in asked], k=5)
     ranks = [
         next((i for i, h in enumerate(hits, 1) if h.name == r.tool), None) for r, hits in zip(asked, found, strict=True)
@@ -43,7 +43,7 @@ async def run(s: Settings) -> Report:
         for label, index in indexes.items():
             name = f"{label}{', synonyms' if synonyms else ''}"
             for which, asked in held.items():
-                at1, at5, mrr = _scores(index, asked)
+                at1, at5, mrr = scores(index, asked)
                 rows.append([name, which, cell(at1), cell(at5), f"{mrr:.3f}"])
                 groups[which][name] = at1
                 report.headline[f"recall@1 {name}, {which}"] = at1.value
