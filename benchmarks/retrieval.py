@@ -5,11 +5,11 @@ Part 1, the retrievers (no model): recall@1/5/10 (the share of a question's need
 (of the best-ranked needed function), index build time, and query latency p50/p99 (one question at a time) for
 BM25, dense (MiniLM off the shelf) and hybrid (reciprocal rank fusion).
 
-Part 2, the embedded model (`--agent N`): N items of `multiple`, each asked twice: with the functions BFCL offers
-(2-4, the right one among them), and with the top `--k` found by the dense index in the whole catalogue instead
-(the right one only if retrieved). BFCL's checker judges both; the table gives accuracy, prompt tokens, and
-McNemar's test on the pairs. The retriever and k were chosen before this ran (dense was the best on the garden
-services, the development bed); nothing here is tuned on BFCL.
+Part 2, the embedded model (`--agent N`): the N items of `multiple` that `toollab eval bfcl --limit N` asks, each
+asked twice: with the functions BFCL offers (2-4, the right one among them), and with the top `--k` found by the
+dense index in the whole catalogue instead (the right one only if retrieved). BFCL's checker judges both; the
+table gives accuracy, prompt tokens, and McNemar's test on the pairs. The retriever and k were chosen before this
+ran (dense was the best on the garden services, the development bed); nothing here is tuned on BFCL.
 
     python benchmarks/retrieval.py [--agent 50] [--k 3]
 """
@@ -161,7 +161,7 @@ def main() -> None:
     indexes = retrievers(tools)
     part_one(queries, indexes)
     if args.agent:
-        multiple = [i for i in items if i.category == "multiple"][: args.agent]
+        multiple = load(["multiple"], args.agent)  # the fixed sample `toollab eval bfcl --limit N` asks
         asyncio.run(part_two(multiple, indexes["dense (MiniLM)"][0], docs, args.k))
 
 
