@@ -214,8 +214,14 @@ def test_python_as_a_tool():
                 await tool.bind({"code": "1/0"})()
             with pytest.raises(ToolError, match="print what you want to see"):
                 await tool.bind({"code": "x = 1"})()
-            return tool, ok
+            with pytest.raises(ToolError, match="print what you want to see"):  # a None value shows nothing
+                await tool.bind({"code": "None"})()
+            shown = await tool.bind({"code": "x = 3\n(5.0 + x) * 2.0  # as in a REPL"})()
+            both = await tool.bind({"code": "print('sum:')\n'a' + 'b'"})()
+            with pytest.raises(ToolError, match="SyntaxError"):
+                await tool.bind({"code": "(5.0 +"})()
+            return tool, ok, shown, both
 
-    tool, ok = asyncio.run(go())
+    tool, ok, shown, both = asyncio.run(go())
     assert tool.name == "python" and tool.check({}) != []
-    assert ok == "45"
+    assert ok == "45" and shown == "16.0" and both == "sum:\n'ab'"

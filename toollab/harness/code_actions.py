@@ -78,7 +78,8 @@ def code_action_tool(tools: Sequence[Tool], executor: Executor, name: str = CODE
     specs = [t.spec for t in tools]
     description = (
         "Run a short Python program. These functions are defined in it; call them with keyword arguments and "
-        "print() what you want to see (only printed output comes back):\n\n" + "\n\n".join(signature(s) for s in specs)
+        "print() what you want to see (only printed output comes back, and the value of a last bare expression):\n\n"
+        + "\n\n".join(signature(s) for s in specs)
     )
     own = Dispatcher(tools)
 

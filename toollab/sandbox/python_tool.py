@@ -9,7 +9,8 @@ from toollab.sandbox.executor import Executor, Function
 from toollab.tools import Tool, ToolError
 
 DESCRIPTION = (
-    "Run a short Python program and see what it prints. Use print() for every value you want to see. "
+    "Run a short Python program and see what it prints. Use print() for every value you want to see (the value "
+    "of a last bare expression is shown too, as in a REPL). "
     "The program runs alone: no network, no files but its own working folder, limited time and memory."
 )
 CODE_SCHEMA: dict[str, Any] = {

@@ -3,8 +3,8 @@
 It starts, then waits on stdin for one request, so that a pool can keep started ones warm: the request carries
 the code, the limits and the names of the functions the code may call. It lowers its own resource limits (they
 cannot be raised again), puts a stub in place of each function that sends the call over a pipe to the harness and
-waits for the answer (the narrow channel: JSON lines, one call at a time), runs the code, and reports how it
-ended on the same pipe. stdout and stderr are the program's own.
+waits for the answer (the narrow channel: JSON lines, one call at a time), runs the code (a last bare expression
+prints its value, as in a REPL), and reports how it ended on the same pipe. stdout and stderr are the program's own.
 """
 
 from __future__ import annotations
@@ -64,7 +64,16 @@ def main() -> None:
     scope.update({name: stub(name) for name in request["functions"]})
     report: dict[str, object] = {"done": True}
     try:
-        exec(compile(request["code"], "<code>", "exec"), scope)
+        import ast
+
+        # As in a REPL, a last bare expression shows its value: models write `(5.0 + 3.0) * 2.0` and expect 16.0.
+        tree = ast.parse(request["code"], "<code>", "exec")
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, "<code>", "exec"), scope)
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), "<code>", "eval"), scope)
+            if value is not None:
+                print(repr(value))
     except MemoryError:
         report |= {"limit": "memory", "error": "MemoryError"}
     except OSError as exc:
