@@ -17,7 +17,8 @@ from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES, load_synth
 from toollab.eval.synth.everyday import EVERYDAY_TOOLS, time_in, weather_of
 from toollab.eval.synth.families import FAMILIES
 from toollab.eval.synth.generate import SINGLE, families, split_of
-from toollab.eval.synth.tasks import MARKUP, TEMPLATES, Expect, judge
+from toollab.eval.synth.tasks import TEMPLATES, Expect, judge
+from toollab.formats.markup import MARKUP
 from toollab.harness import RunStatus
 
 
@@ -104,7 +105,8 @@ def test_answers_are_judged_by_value_and_without_markup():
     assert judge(None, Expect(391), RunStatus.MAX_STEPS) == (False, "task:max_steps")
     assert judge("", Expect(391), RunStatus.COMPLETED) == (False, "task:no_answer")
     assert judge("It is 391", Expect(391), RunStatus.COMPLETED) == (True, "")
-    assert all(MARKUP.search(m) for m in ("<tool_call>", "[TOOL_CALLS]", 'CALL {"tool"', "<|im_start|>"))
+    marked = ("<tool_call>", "[TOOL_CALLS]", 'CALL {"tool"', "<|im_start|>", '<tool_call\n>"yes"\n</tool_call>')
+    assert all(MARKUP.search(m) for m in (*marked, "<tool_callismhero>", "</tool_call>"))
 
 
 def test_an_everyday_task_run_by_a_right_agent_passes_and_a_wrong_one_fails(tmp_path):

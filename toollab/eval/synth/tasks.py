@@ -20,6 +20,7 @@ from toollab.eval.bfcl.data import Item
 from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.eval.synth.everyday import EVERYDAY_TOOLS, RATES_TO_EUR, time_in, weather_of
 from toollab.eval.synth.families import POOLS
+from toollab.formats.markup import MARKUP
 from toollab.harness import Agent, CallPolicy, Model, RunStatus, ToolResultMessage
 from toollab.retrieval import top_k
 
@@ -32,8 +33,6 @@ SENTENCES = (
     "she sold the old blue bicycle to a neighbour last spring",
 )
 OPPOSITES = {"hot": "cold", "up": "down", "early": "late", "open": "closed|close", "full": "empty", "wet": "dry"}
-# What a final answer must not hold: the wire formats' own markers.
-MARKUP = re.compile(r"<tool_call>|</?tool_response>|<\|[a-z_]+\|>|\[TOOL_|<｜tool|\bCALL \{|\bRESULT \{")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 

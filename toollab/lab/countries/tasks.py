@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from toollab.formats.markup import MARKUP
 from toollab.lab.countries.data import COUNTRIES, RELATIONS, Country, phone_price
 
 TaskKind = Literal["fact", "capital_language", "difference", "sum", "cheapest"]
@@ -110,8 +111,9 @@ def numbers_in(text: str) -> list[float]:
 
 
 def is_correct(task: Task, text: str | None) -> bool:
-    """Numbers: the last number of the answer part equals the answer. Words: the answer appears as a phrase."""
-    if not text:
+    """Numbers: the last number of the answer part equals the answer. Words: the answer appears as a phrase. An
+    answer holding the wire formats' markup is wrong, whatever words it holds (a call written as the answer)."""
+    if not text or MARKUP.search(text):
         return False
     part = final_part(text)
     if task.numeric:
