@@ -22,7 +22,7 @@ console = Console()
 # A configuration for tests and a first look: about a minute here (adapters on the top 4 layers, a few steps).
 # An own answer longer than this is dropped, not cut: a cut answer would teach stopping mid-way.
 PROSE_TOKENS = 96
-QUICK = {"max_examples": 24, "batch_size": 4, "lora_layers": 4, "learning_rate": 1e-3}
+QUICK = {"max_examples": 12, "batch_size": 2, "lora_layers": 4, "learning_rate": 1e-3}
 
 
 def train_data(
