@@ -195,8 +195,7 @@ class LocalModel:
 
     @property
     def display_name(self) -> str:
-        adapter = f" + {local_weights.adapter_label(self.adapter)}" if self.adapter else ""
-        return (self.path or local_weights.EMBEDDED_NAME) + adapter
+        return local_weights.model_label(self.path, self.adapter)
 
     @property
     def uses_template_tools(self) -> bool:

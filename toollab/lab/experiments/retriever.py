@@ -12,7 +12,7 @@ from toollab.lab import garden
 from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, save, table
 from toollab.lab.experiments.retrieval import SETS, scores
 from toollab.retrieval.index import DenseIndex
-from toollab.retrieval.training import NEGATIVES, Pair, RetrieverTraining, base_encoder, train_retriever
+from toollab.retrieval.training import NEGATIVES, Negatives, Pair, RetrieverTraining, base_encoder, train_retriever
 
 TRAINING_PER_HELD_OUT = 7.5
 
@@ -24,16 +24,16 @@ async def run(s: Settings) -> Report:
     report = Report("retriever", "no model (retrievers)")
     rows: list[list[str]] = []
     groups: dict[str, dict[str, Proportion]] = {name: {} for name in SETS}
-    conditions: list[str] = ["off the shelf", *(f"fine-tuned, {n}" for n in NEGATIVES)]
-    for done, condition in enumerate(conditions):
+    conditions: list[tuple[str, Negatives | None]] = [("off the shelf", None)]
+    conditions += [(f"fine-tuned, {negatives}", negatives) for negatives in NEGATIVES]
+    for done, (condition, negatives) in enumerate(conditions):
         started = time.perf_counter()
-        if condition == "off the shelf":
+        if negatives is None:
             encoder = base_encoder()
         else:
-            training = RetrieverTraining(negatives=NEGATIVES[done - 1], seed=s.seed)
             # kept for use: `toollab.retrieval.dense.load_encoder(folder)` reads it back
-            folder = s.out / f"encoder-{training.negatives}" if s.out else None
-            encoder = train_retriever(pairs, tools, training, out=folder)
+            folder = s.out / f"encoder-{negatives}" if s.out else None
+            encoder = train_retriever(pairs, tools, RetrieverTraining(negatives, seed=s.seed), out=folder)
         seconds = time.perf_counter() - started
         index = DenseIndex(tools, encoder=encoder)
         for which, asked in held.items():
@@ -51,10 +51,10 @@ async def run(s: Settings) -> Report:
             rows,
         )
     )
+    d = RetrieverTraining()
     report.notes.append(
-        f"InfoNCE at temperature {RetrieverTraining().temperature}, one epoch, batches of "
-        f"{RetrieverTraining().batch_size} (each tool text once), {RetrieverTraining().hard} mined negative a request, "
-        f"ANCE mined again every {RetrieverTraining().refresh} steps; seed {s.seed}."
+        f"InfoNCE at temperature {d.temperature}, one epoch, batches of {d.batch_size} (each tool text once), "
+        f"{d.hard} mined negative a request, ANCE mined again every {d.refresh} steps; seed {s.seed}."
     )
     if s.out is not None:
         report.files.append(bar_plot(s.out / "recall.png", "Recall@1 of MiniLM, by training", groups))
