@@ -3,7 +3,9 @@ queried with every BFCL question whose ground truth names its functions.
 
 Part 1, the retrievers (no model): recall@1/5/10 (the share of a question's needed functions in the top k), MRR
 (of the best-ranked needed function), index build time, and query latency p50/p99 (one question at a time) for
-BM25, dense (MiniLM off the shelf) and hybrid (reciprocal rank fusion).
+BM25, dense (MiniLM off the shelf) and hybrid (reciprocal rank fusion); and, as the peer, LangGraph's bigtool
+(`langgraph-bigtool`): its own `retrieve_tools` over a LangGraph `InMemoryStore` indexing "name: description" as
+its README does, with the same MiniLM as the embedding (offline), so the difference is what each indexes.
 
 Part 2, the embedded model (`--agent N`): the N items of `multiple` that `toollab eval bfcl --limit N` asks, each
 asked twice: with the functions BFCL offers (2-4, the right one among them), and with the top `--k` found by the
@@ -31,7 +33,7 @@ from rich.table import Table
 from toollab.eval.bfcl.data import SINGLE_TURN, Item, judged_by_relevance, load
 from toollab.eval.bfcl.schema import parameters_schema
 from toollab.eval.stats import Proportion, mcnemar_exact
-from toollab.retrieval.index import BM25Index, DenseIndex, HybridIndex, ToolIndex
+from toollab.retrieval.index import BM25Index, DenseIndex, Hit, HybridIndex, ToolIndex
 from toollab.tools import ToolSpec
 
 console = Console(width=140)
@@ -67,6 +69,37 @@ def question(item: Item) -> str:
     return str(item.turns[0][-1]["content"])
 
 
+class BigtoolIndex:
+    """LangGraph bigtool's retrieval as a `ToolIndex`: its `retrieve_tools` function over an `InMemoryStore`."""
+
+    def __init__(self, tools: list[ToolSpec]):
+        from langgraph.store.base import PutOp
+        from langgraph.store.memory import InMemoryStore
+
+        from toollab.retrieval.dense import encoder
+
+        model = encoder()
+
+        def embed(texts: list[str]) -> list[list[float]]:
+            return [list(map(float, v)) for v in model.encode(texts, normalize_embeddings=True, batch_size=64)]
+
+        self.store = InMemoryStore(index={"embed": embed, "dims": 384, "fields": ["description"]})
+        puts = [PutOp(("tools",), t.name, {"description": f"{t.name}: {t.description}"}) for t in tools]
+        self.store.batch(puts)  # one embedding batch, as the store's own bulk path does
+        self._retrieve: dict[int, Any] = {}
+
+    def add(self, tools: Any) -> None:
+        raise NotImplementedError("built once for the benchmark")
+
+    def search(self, queries: Any, k: int = 5) -> list[list[Hit]]:
+        from langgraph_bigtool.tools import get_default_retrieval_tool
+
+        if k not in self._retrieve:
+            self._retrieve[k] = get_default_retrieval_tool(("tools",), limit=k)[0]
+        found = [self._retrieve[k](q, store=self.store) for q in queries]
+        return [[Hit(name, 1.0 / rank) for rank, name in enumerate(names, 1)] for names in found]
+
+
 def retrievers(tools: list[ToolSpec]) -> dict[str, tuple[ToolIndex, float]]:
     out: dict[str, tuple[ToolIndex, float]] = {}
     started = time.perf_counter()
@@ -80,6 +113,9 @@ def retrievers(tools: list[ToolSpec]) -> dict[str, tuple[ToolIndex, float]]:
     dense = DenseIndex(tools)
     out["dense (MiniLM)"] = (dense, time.perf_counter() - started)
     out["hybrid (RRF)"] = (HybridIndex([bm25, dense]), out["BM25"][1] + out["dense (MiniLM)"][1])
+    started = time.perf_counter()
+    bigtool = BigtoolIndex(tools)
+    out["LangGraph bigtool (MiniLM)"] = (bigtool, time.perf_counter() - started)
     return out
 
 

@@ -425,7 +425,7 @@ def test_a_record_that_is_not_one_is_refused_with_its_line(tmp_path):
 def test_tools_per_turn_shows_the_model_the_best_fitting_tools_and_the_judge_still_knows_them_all(tmp_path):
     from toollab.eval.bfcl.data import load
     from toollab.eval.bfcl.oracle import answer_calls
-    from toollab.retrieval import TopTools
+    from toollab.retrieval.catalogue import best_fits
 
     items = load(["multiple"], 6)
     shown: list[list[str]] = []
@@ -441,9 +441,9 @@ def test_tools_per_turn_shows_the_model_the_best_fitting_tools_and_the_judge_sti
         RunConfig(model="m", categories=["multiple"], limit=6, tools_per_turn=1), tmp_path, FunctionModel(model)
     )
     assert all(len(names) == 1 for names in shown) and len(shown) == 6
-    for item, names in zip(items, shown, strict=True):  # the request's best fit by BM25, as `TopTools` ranks
+    for item, names in zip(items, shown, strict=True):  # the request's best fit, as a catalogue of them ranks
         specs = tool_set(item.functions, keep_dots=False).specs
-        assert names == [t.name for t in TopTools(1, "bm25")(item.turns[0][-1]["content"], specs)]
+        assert names == [t.name for t in best_fits(item.turns[0][-1]["content"], specs, 1)]
     assert summary["items"] == 6
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     for item, names, record in zip(items, shown, records, strict=True):  # right exactly when the right tool was shown

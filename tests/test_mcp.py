@@ -206,3 +206,21 @@ def test_side_effects_are_refused_unless_the_server_allows_them():
 
     assert "needs approval" in asyncio.run(launch(STDIO))
     assert asyncio.run(launch([*STDIO, "--allow-side-effects"])) == "launched rocket"
+
+
+def test_a_server_as_a_toolset_is_listed_each_step_and_a_tool_it_adds_is_seen():
+    seen: list[list[str] | None] = []
+
+    def on_event(event):
+        if event.event == "model_request":
+            seen.append(event.shown)
+
+    async def go():
+        async with MCPServer([sys.executable, "tests/mcp_growing.py"]) as server:
+            script = ScriptedModel([[call("unlock", {}, "u")], [call("vault", {}, "v")], "done"])
+            return await Agent(script, server, on_event=on_event).run("Open the vault.")
+
+    run = asyncio.run(go())
+    assert_history_consistent(run.messages)
+    assert [r.content for r in run.tool_results] == ["unlocked", "gold"]
+    assert seen == [["unlock", "finish"], ["unlock", "vault", "finish"], ["unlock", "vault", "finish"]]

@@ -87,16 +87,3 @@ def test_without_a_hook_nothing_changes_in_the_log(tmp_path):
     log = tmp_path / "run.jsonl"
     Agent(FunctionModel(lambda m, t: AssistantMessage(content="hi")), _tools()).run_sync("Hi.", log=log)
     assert all("shown" not in json.loads(line) for line in log.read_text().splitlines())
-
-
-def test_tools_per_turn_shows_the_k_that_fit_the_request():
-    from toollab.retrieval import top_k
-
-    seen = []
-
-    def model(messages, tools):
-        seen.append([t.name for t in tools])
-        return AssistantMessage(content="fine")
-
-    Agent(FunctionModel(model), _tools(), prepare=top_k(1)).run_sync("What is the stock price of ACME?")
-    assert seen == [["stock_price", "finish"]]

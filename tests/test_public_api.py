@@ -18,6 +18,7 @@ CORE = {
     "AnthropicModel", "ScriptedModel", "FunctionModel", "call", "load_model", "RateLimit", "RetryPolicy",
     # tools
     "Tool", "ToolSpec", "tool", "ToolError", "InvalidArguments", "ArgumentProblem", "add", "multiply", "calculator",
+    "Toolset",
     # wire formats
     "Format", "get_format", "to_openai", "from_openai", "to_anthropic", "from_anthropic",
 }  # fmt: skip
@@ -42,8 +43,9 @@ def test_the_rest_is_under_its_package():
     from toollab.constrain import ToolGrammar
     from toollab.eval import BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval
     from toollab.lab import Knobs, SimulatedModel, countries_tools, generate_tasks
+    from toollab.retrieval import Catalogue
 
-    for name in ("ToolGrammar", "BfclRun", "RunConfig", "Knobs", "SimulatedModel"):
+    for name in ("ToolGrammar", "BfclRun", "RunConfig", "Knobs", "SimulatedModel", "Catalogue"):
         assert not hasattr(toollab, name) or isinstance(getattr(toollab, name), types.ModuleType)
     assert all((ToolGrammar, BfclRun, RunConfig, compare_runs, mcnemar_exact, wilson_interval))
-    assert all((Knobs, SimulatedModel, countries_tools, generate_tasks))
+    assert all((Knobs, SimulatedModel, countries_tools, generate_tasks, Catalogue))

@@ -133,3 +133,30 @@ def test_scrubbing_and_cutting():
 def test_rest_serving_needs_a_key():
     out = toollab("rest", "serve", "tests/mcp_tools.py:TOOLS", "--port", str(free_port()))
     assert out.returncode == 2 and "TOOLLAB_API_KEY" in out.stderr
+
+
+def test_an_openapi_service_as_a_toolset_sees_an_operation_added_to_its_document(rest, tmp_path):
+    from toollab import tool
+    from toollab.interfaces.rest import OpenAPIService
+
+    full = httpx.get(f"{rest}/openapi.json").json()
+    document = tmp_path / "openapi.json"
+    document.write_text(json.dumps(full | {"paths": {"/tools/calculator": full["paths"]["/tools/calculator"]}}))
+
+    def publish() -> str:
+        """Publish the echo operation in the service's document."""
+        document.write_text(json.dumps(full))
+        return "published"
+
+    service = OpenAPIService(document, base_url=rest, api_key=KEY, prefix="svc_", refresh_seconds=0)
+    seen: list[list[str]] = []
+    script = [[call("publish", {}, "p")], [call("svc_echo", {"text": "hi"}, "e")], "done"]
+    agent = Agent(
+        ScriptedModel(script),
+        [tool(publish), service],
+        on_event=lambda e: seen.append(e.shown) if e.event == "model_request" else None,
+    )
+    run = asyncio.run(agent.run("go"))
+    assert results_by_id(run.messages)["e"].content == '{"result":"hi"}'
+    assert seen[0] == ["publish", "svc_calculator", "finish"]
+    assert "svc_echo" in seen[1] and "svc_echo" in seen[2]

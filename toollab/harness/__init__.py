@@ -17,6 +17,7 @@ from toollab.harness.messages import (
 from toollab.harness.model import Model, ModelError, ModelResponse
 from toollab.harness.request import CallPolicy, RequestParams
 from toollab.harness.result import Round, RunResult, RunStatus
+from toollab.harness.toolsets import RankedToolset, Toolset
 
 __all__ = [
     "FINISH",
@@ -30,6 +31,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelResponse",
+    "RankedToolset",
     "RequestParams",
     "Round",
     "RunResult",
@@ -37,6 +39,7 @@ __all__ = [
     "SystemMessage",
     "ToolCall",
     "ToolResultMessage",
+    "Toolset",
     "UnreadableArguments",
     "Usage",
     "UserMessage",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import time
 import uuid
@@ -37,11 +38,12 @@ from toollab.harness.messages import (
     last_request,
 )
 from toollab.harness.model import Model, ModelError
-from toollab.harness.prepare import Prepare, context, shown
+from toollab.harness.prepare import Prepare, StepContext, context, shown
 from toollab.harness.replay import last_run, replay
 from toollab.harness.request import CallPolicy, policy_of
 from toollab.harness.result import RunResult, RunStatus
 from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
+from toollab.harness.toolsets import RankedToolset, Toolset, label
 from toollab.sandbox import Executor
 from toollab.tools import Tool
 
@@ -64,12 +66,19 @@ class Agent:
     flagged (`ToolResultMessage.flags`, in the event log too) and begin with a note saying they are data.
     `prepare(step, tools)` (sync or async) chooses, before each request, which tools the model sees (see
     `toollab.harness.prepare`); a call of a tool it did not see that round gets an unknown-tool error.
+
+    `tools` holds `Tool`s and toolsets (`toollab.harness.toolsets`: an MCP server, an OpenAPI service, a
+    catalogue behind a retriever, anything with `list_tools`), which are listed again before each request; the
+    log's `model_request` events name the tools each round showed. `tools_per_turn=k` shows the `k` best tools of
+    each toolset that ranks them (`toollab.retrieval.Catalogue`) for the user's request, besides the other tools
+    and those the run has already called. A toolset that fails to list keeps its last listing (the event says so);
+    one that fails at its first listing ends the run.
     """
 
     def __init__(
         self,
         model: Model,
-        tools: Iterable[Tool] = (),
+        tools: Iterable[Tool | Toolset] | Toolset = (),
         *,
         system_prompt: str | None = None,
         max_steps: int = 20,
@@ -83,12 +92,24 @@ class Agent:
         code_actions: Executor | None = None,
         flag_instructions: bool = False,
         prepare: Prepare | None = None,
+        tools_per_turn: int | None = None,
     ):
-        tools = list(tools)
+        tools, self.toolsets = _sorted_sources(tools)
         if use_finish and any(t.name == FINISH for t in tools):
             raise ValueError(f"{FINISH!r} is the harness's control action; give your tool another name")
         if max_steps < 0:
             raise ValueError("max_steps must be >= 0")
+        if tools_per_turn is not None:
+            if tools_per_turn < 1:
+                raise ValueError(f"tools_per_turn must be at least 1, got {tools_per_turn}")
+            if not any(isinstance(s, RankedToolset) for s in self.toolsets):
+                raise ValueError(
+                    "tools_per_turn shows the best tools of a toolset that ranks them; give the tools as "
+                    "toollab.retrieval.Catalogue(tools)"
+                )
+        if self.toolsets and code_actions is not None:
+            raise ValueError("code actions take a fixed list of tools; list the toolsets' tools first")
+        self.tools_per_turn = tools_per_turn
         self.model = model
         self.tools = tools
         self.system_prompt = system_prompt
@@ -109,7 +130,7 @@ class Agent:
             max_concurrency=max_concurrency,
             screen=screen,
         )
-        self.tool_specs = [t.spec for t in self._dispatcher.tools.values()]
+        self.tool_specs = [t.spec for t in self._dispatcher.tools.values()]  # before any toolset is listed
         self.prepare = prepare
 
     # ---- public entry points -------------------------------------------------------------------------------
@@ -228,20 +249,28 @@ class Agent:
         """One model request (no tools once the final answer is asked for); on failure the run ends with status
         model_error and None is returned."""
         after_results = bool(run.messages) and isinstance(run.messages[-1], ToolResultMessage)
-        offered = self.tool_specs if run.final_reason is None else []
-        if self.prepare is not None and offered:
-            own = [t for t in offered if t.name != run.control]
+        offering = run.final_reason is None
+        offered = self.tool_specs if offering else []
+        unlisted: list[str] = []
+        if offering and (self.toolsets or self.prepare is not None):
             step = context(run.run_id, len(run.rounds), run.messages)
             try:
-                offered = [*await shown(self.prepare, step, own), *(t for t in offered if t.name == run.control)]
-            except Exception as exc:  # a broken hook must not lose the history
-                run.end(RunStatus.MODEL_ERROR, None, f"prepare failed: {type(exc).__name__}: {exc}", "harness")
+                if self.toolsets:
+                    run.listed, unlisted = await self._listing(run, step)
+                    offered = [t.spec for t in run.listed]
+                if self.prepare is not None:
+                    own = [t for t in offered if t.name != run.control]
+                    offered = [*await shown(self.prepare, step, own), *(t for t in offered if t.name == run.control)]
+            except Exception as exc:  # a broken hook or toolset must not lose the history
+                run.end(RunStatus.MODEL_ERROR, None, f"choosing the tools failed: {type(exc).__name__}: {exc}",
+                        "harness")  # fmt: skip
                 return None
         params = self.policy.params(offered, after_results, run.control, last_request(run.messages))
-        run.shown = None if self.prepare is None else [t.name for t in params.tools]
+        run.shown = None if not (self.toolsets or self.prepare) else [t.name for t in params.tools]
         if run.sinks:
             event = ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools))
-            run.emit(event.model_copy(update={"shown": run.shown}) if run.shown is not None else event)
+            extra = {"shown": run.shown} if run.shown is not None else {}
+            run.emit(event.model_copy(update=extra | ({"unlisted": unlisted} if unlisted else {})))
         started = time.perf_counter()
         try:
             response = await self.model.request(run.messages, params)
@@ -274,6 +303,8 @@ class Agent:
         message, usage, model_seconds = asked
         started = time.perf_counter()
         results: dict[str, ToolResultMessage] = {}
+        if run.listed is not None:  # the toolsets' tools as listed for this round
+            dispatcher = dispatcher.with_tools(run.listed)
         if run.shown is not None:  # only what the model was shown can run
             dispatcher = dispatcher.only(run.shown)
         try:
@@ -317,6 +348,32 @@ class Agent:
         finally:
             results.update((r.call_id, r) for r in done if r is not None)
 
+    async def _listing(self, run: RunState, step: StepContext) -> tuple[list[Tool], list[str]]:
+        """This round's tools: the fixed ones, then each toolset's (cut to its `tools_per_turn` best when it ranks
+        them, keeping those already called), then finish; and what could not be listed. A toolset that fails keeps
+        its last listing in this run; one that never listed raises."""
+        tools = [t for t in self._dispatcher.tools.values() if t.name != run.control]
+        unlisted = []
+        for i, source in enumerate(self.toolsets):
+            try:
+                got = list(await source.list_tools(step))
+            except Exception as exc:
+                if i not in run.listings:
+                    raise RuntimeError(f"cannot list the tools of {label(source)}: {exc}") from exc
+                unlisted.append(f"{label(source)}: {type(exc).__name__}: {exc}")
+                got = run.listings[i]
+            run.listings[i] = got
+            k = self.tools_per_turn
+            if k is not None and isinstance(source, RankedToolset) and len(got) > k:
+                keep = {t.name for t in await source.rank(step.request, got, k)} | step.used
+                got = [t for t in got if t.name in keep]
+            tools.extend(got)
+        control = [t for t in self._dispatcher.tools.values() if t.name == run.control]
+        names = [t.name for t in [*tools, *control]]
+        if twice := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"two tools are named {twice[0]!r} (give each toolset a prefix)")
+        return [*tools, *control], unlisted
+
     # ---- resume ----------------------------------------------------------------------------------------
 
     async def _close_killed_round(
@@ -325,11 +382,15 @@ class Agent:
         """Close the round the process died in, the way a live round would have: calls without a result are run
         again when their tool is idempotent, and otherwise answered as interrupted."""
         dispatcher = self._observed(run)
+        if self.toolsets:  # the round's tools as the toolsets list them now
+            with contextlib.suppress(Exception):  # a tool that cannot be listed is answered as interrupted
+                run.listed, _ = await self._listing(run, context(run.run_id, len(run.rounds), run.messages))
+                dispatcher = dispatcher.with_tools(run.listed)
         results = dict(pending)
         for call in response.message.tool_calls:
             if call.id in results:
                 continue
-            tool = self._dispatcher.tools.get(call.name)
+            tool = dispatcher.tools.get(call.name)
             if run.final_reason is not None:
                 results[call.id] = dispatcher.fail(call, errors.tools_disabled(call.name), errors.TOOLS_DISABLED)
             elif tool is not None and tool.idempotent:
@@ -338,3 +399,20 @@ class Agent:
                 results[call.id] = dispatcher.fail(call, errors.interrupted(call.name), errors.INTERRUPTED)
         record = run.next_round(response.message, response.usage, response.seconds, 0.0)
         run.close_round(response.message, results, record)
+
+
+def _sorted_sources(tools: Iterable[Tool | Toolset] | Toolset) -> tuple[list[Tool], list[Toolset]]:
+    """An agent's tools as given (a toolset, or tools and toolsets): the fixed ones, and the toolsets listed each
+    round."""
+    if isinstance(tools, Toolset):
+        return [], [tools]
+    fixed: list[Tool] = []
+    sources: list[Toolset] = []
+    for t in tools:
+        if isinstance(t, Tool):
+            fixed.append(t)
+        elif isinstance(t, Toolset):
+            sources.append(t)
+        else:
+            raise TypeError(f"an agent's tools are Tools or toolsets (with list_tools), not {type(t).__name__}")
+    return fixed, sources

@@ -40,6 +40,15 @@ class _TimedOut(Exception):
     """The tool's own time limit ran out (as opposed to a TimeoutError raised by the tool)."""
 
 
+def _by_name(tools: Iterable[Tool]) -> dict[str, Tool]:
+    named: dict[str, Tool] = {}
+    for t in tools:
+        if t.name in named:
+            raise ValueError(f"two tools are named {t.name!r}")
+        named[t.name] = t
+    return named
+
+
 class Dispatcher:
     """Runs tool calls for one tool set. `max_concurrency` bounds the calls of one batch running at once."""
 
@@ -53,11 +62,7 @@ class Dispatcher:
         on_result: ResultObserver | None = None,
         screen: Callable[[ToolResultMessage], ToolResultMessage] | None = None,
     ):
-        self.tools: dict[str, Tool] = {}
-        for t in tools:
-            if t.name in self.tools:
-                raise ValueError(f"two tools are named {t.name!r}")
-            self.tools[t.name] = t
+        self.tools = _by_name(tools)
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.names = list(self.tools)
@@ -66,6 +71,13 @@ class Dispatcher:
         self.on_call = on_call
         self.on_result = on_result
         self.screen = screen  # applied to every result a tool produced, before anyone sees it
+
+    def with_tools(self, tools: Iterable[Tool]) -> Dispatcher:
+        """This dispatcher (its approval, observers and screen) for another set of tools."""
+        view = copy.copy(self)
+        view.tools = _by_name(tools)
+        view.names = list(view.tools)
+        return view
 
     def only(self, names: Iterable[str]) -> Dispatcher:
         """This dispatcher with only the tools named: a call of any other is an unknown tool, and its error lists

@@ -40,8 +40,10 @@ class ModelRequested(_Event):
     round: int
     messages: int  # how many messages the model was sent
     tools: int  # how many tools it was offered
-    # their names, when the agent's `prepare` step chose them (left out of the line otherwise)
+    # their names, when the agent's `prepare` step or toolsets chose them (left out of the line otherwise)
     shown: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # toolsets that failed to list this round and kept their last listing, with what went wrong
+    unlisted: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ModelResponded(_Event):

@@ -8,7 +8,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from toollab.harness.messages import AssistantMessage, Message, last_request
+from toollab.harness.errors import UNKNOWN_TOOL
+from toollab.harness.messages import AssistantMessage, Message, ToolResultMessage, last_request
 from toollab.tools import ToolSpec
 
 
@@ -28,7 +29,11 @@ Prepare = Callable[[StepContext, Sequence[ToolSpec]], "Sequence[ToolSpec] | Awai
 
 
 def context(run_id: str, round: int, messages: Sequence[Message]) -> StepContext:
-    used = frozenset(c.name for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls)
+    """`used`: the tools the run has called, not counting calls refused as unknown (a model does not bring a
+    hidden tool into view by naming it)."""
+    unknown = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and m.error_kind == UNKNOWN_TOOL}
+    calls = (c for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls)
+    used = frozenset(c.name for c in calls if c.id not in unknown)
     return StepContext(run_id, round, messages, last_request(messages), used)
 
 

@@ -11,6 +11,7 @@ from toollab.harness.arguments import NestedTooDeeply, problem, too_deep
 from toollab.harness.events import Event, RoundEnded, RunEnded
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.result import Round, RoundKind, RunResult, RunStatus
+from toollab.tools import Tool
 
 EventSink = Callable[[Event], None]
 
@@ -48,6 +49,8 @@ class RunState:
         self.started = time.perf_counter()
         self.result: RunResult | None = None
         self.shown: list[str] | None = None  # the tools the last request showed, when a `prepare` step chose them
+        self.listed: list[Tool] | None = None  # the last request's tools, when toolsets listed them
+        self.listings: dict[int, list[Tool]] = {}  # each toolset's last listing (by its place in the agent's tools)
 
     def emit(self, event: Event) -> None:
         event.run_id = self.run_id

@@ -34,7 +34,7 @@ from toollab.interfaces.options import (
 )
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.models.switches import Switches
-from toollab.retrieval import top_k
+from toollab.retrieval import Catalogue
 from toollab.sandbox import SandboxedPython
 from toollab.tools import add, calculator, multiply
 
@@ -176,13 +176,13 @@ def run(
         sandbox = SandboxedPython(warm=1) if code_actions else None
         agent = Agent(
             chosen,
-            tool_set,
+            Catalogue(tool_set) if tools_per_turn else tool_set,
             max_steps=max_steps,
             policy=policy_of(chosen).updated(tool_choice, after_results, parallel),
             on_event=None if json_output else RoundPrinter(console),
             code_actions=sandbox,
             flag_instructions=flag_instructions,
-            prepare=top_k(tools_per_turn) if tools_per_turn else None,
+            tools_per_turn=tools_per_turn,
         )
     except ValueError as exc:
         raise fail(str(exc)) from None

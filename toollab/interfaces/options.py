@@ -54,7 +54,8 @@ AdapterOption = Annotated[
     ),
 ]
 ToolsPerTurnOption = Annotated[
-    int | None, typer.Option(min=1, help="Show the model only the K tools that fit the request best (BM25).")
+    int | None,
+    typer.Option(min=1, help="Show the model only the K tools that fit the request best (BM25 and MiniLM, fused)."),
 ]
 Parallel = Annotated[
     bool | None,

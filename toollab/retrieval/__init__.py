@@ -1,5 +1,7 @@
-"""How well a request fits a tool: lexical (BM25) and dense (MiniLM) relevance over the tools' own words."""
+"""Tool retrieval: how well a request fits a tool (BM25, MiniLM), indexes over a catalogue, the catalogue as an
+agent's toolset, and training the dense retriever."""
 
-from toollab.retrieval.relevance import SIGNALS, TopTools, relevance, tool_scores, tool_text, top_k
+from toollab.retrieval.catalogue import INDEXES, Catalogue
+from toollab.retrieval.relevance import SIGNALS, TopTools, relevance, tool_scores, tool_text
 
-__all__ = ["SIGNALS", "TopTools", "relevance", "tool_scores", "tool_text", "top_k"]
+__all__ = ["INDEXES", "SIGNALS", "Catalogue", "TopTools", "relevance", "tool_scores", "tool_text"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from toollab.retrieval.lexical import bm25_index, bm25_row
 from toollab.retrieval.relevance import tool_text
 from toollab.tools import ToolSpec
 
@@ -61,7 +62,8 @@ class _Catalogue:
 
 
 class BM25Index:
-    """BM25 over each tool's name (split into words), description and parameter names and descriptions."""
+    """BM25 over each tool's name (split into words), description and parameter names and descriptions, with the
+    fixed background of `lexical.background` so that a catalogue of a few tools still weighs its words."""
 
     def __init__(self, tools: Iterable[ToolSpec] = ()):
         self.catalogue = _Catalogue()
@@ -72,26 +74,15 @@ class BM25Index:
         if self.catalogue.add(tools):
             self._bm25 = None  # rebuilt at the next search (bm25s indexes thousands of tools in milliseconds)
 
-    def _built(self) -> Any:
-        import bm25s
-
-        if self._bm25 is None:
-            self._bm25 = bm25s.BM25()
-            words = bm25s.tokenize(self.catalogue.texts(), stopwords="en", show_progress=False)
-            self._bm25.index(words, show_progress=False)
-        return self._bm25
-
     def search(self, queries: Sequence[str], k: int = 5) -> list[list[Hit]]:
-        import bm25s
-
         names = self.catalogue.names
         if not names or not queries:
             return [[] for _ in queries]
-        bm25 = self._built()
+        if self._bm25 is None:
+            self._bm25 = bm25_index(self.catalogue.texts())
         out = []
         for query in queries:  # bm25s scores one token list at a time; the index is shared
-            words = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
-            scores = bm25.get_scores(list(words))
+            scores = bm25_row(self._bm25, query, len(names))
             ranked = sorted(range(len(names)), key=lambda i: -scores[i])[:k]
             out.append([Hit(names[i], float(scores[i])) for i in ranked if scores[i] > 0])
         return out

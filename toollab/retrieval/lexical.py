@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 
 @functools.cache
@@ -25,13 +26,24 @@ def background() -> tuple[str, ...]:
     )
 
 
-def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
-    """The BM25 score of each document for the query, indexed with the background corpus."""
+def bm25_index(documents: Sequence[str]) -> Any:
+    """A bm25s index of the documents followed by the background corpus (score rows: documents first)."""
     import bm25s
 
-    corpus = [*documents, *background()]
     retriever = bm25s.BM25()
+    corpus = [*documents, *background()]
     retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+    return retriever
+
+
+def bm25_row(index: Any, query: str, documents: int) -> list[float]:
+    """The query's BM25 score of each of the first `documents` documents of `index`."""
+    import bm25s
+
     words = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
-    scores = retriever.get_scores(list(words))
-    return [float(s) for s in scores[: len(documents)]]
+    return [float(s) for s in index.get_scores(list(words))[:documents]]
+
+
+def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
+    """The BM25 score of each document for the query, indexed with the background corpus."""
+    return bm25_row(bm25_index(documents), query, len(documents))

@@ -8,10 +8,9 @@ fixed background of tool texts (a handful of tools alone gives BM25 no sense of 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toollab.harness.prepare import StepContext
 from toollab.tools import ToolSpec
 
 SIGNALS = ("bm25", "dense")
@@ -67,16 +66,3 @@ class TopTools:
         ranked = sorted(range(len(tools)), key=lambda i: -scores[i])[: self.k]
         kept = [i for i in ranked if scores[i] >= self.ratio * best] if best > 0 else ranked[:1]
         return [tools[i] for i in sorted(kept)]
-
-
-def top_k(k: int, signal: str = "bm25") -> Callable[[StepContext, Sequence[ToolSpec]], Sequence[ToolSpec]]:
-    """A `prepare` step for `Agent`: each round shows the `k` tools that fit the user's request best (tools the run
-    has used stay visible besides them)."""
-    if k < 1:
-        raise ValueError(f"tools per turn must be at least 1, got {k}")
-    select = TopTools(k, signal)
-
-    def prepare(step: StepContext, tools: Sequence[ToolSpec]) -> Sequence[ToolSpec]:
-        return select(step.request, tools)
-
-    return prepare

@@ -19,7 +19,7 @@ from toollab.eval.bfcl.single_turn import failed, to_messages
 from toollab.eval.records import ItemRecord, Layers, RecordHead
 from toollab.harness import Agent, AssistantMessage, Message, Model, RunStatus, ToolResultMessage, Usage, errors
 from toollab.harness.request import CallPolicy
-from toollab.retrieval import top_k
+from toollab.retrieval import Catalogue
 from toollab.tools import Tool
 
 MAX_STEPS_PER_TURN = 20  # BFCL's MAXIMUM_STEP_LIMIT
@@ -52,8 +52,10 @@ async def run_multi_turn(
     item: Item, model: Model, head: RecordHead, policy: CallPolicy, *, run_name: str, tools_per_turn: int | None = None
 ) -> ItemRecord:
     tools, specs = environment_tools(item, run_name)
-    prepare = top_k(tools_per_turn) if tools_per_turn else None
-    agent = Agent(model, tools, max_steps=MAX_STEPS_PER_TURN, use_finish=False, policy=policy, prepare=prepare)
+    catalogue = Catalogue(tools)  # shows the `tools_per_turn` that fit the request best, or all of them
+    agent = Agent(
+        model, catalogue, max_steps=MAX_STEPS_PER_TURN, use_finish=False, policy=policy, tools_per_turn=tools_per_turn
+    )
     history: list[Message] = []
     steps: list[list[list[str]]] = []  # per turn, per model call, the calls as BFCL strings
     raw: list[str | None] = []

@@ -15,7 +15,7 @@ from toollab.eval.records import CallRecord, ItemRecord, Layers, RecordHead
 from toollab.harness import Message, Model, ModelError, SystemMessage, Usage, UserMessage
 from toollab.harness.messages import MESSAGES_ADAPTER, AssistantMessage, last_request
 from toollab.harness.request import CallPolicy
-from toollab.retrieval import TopTools
+from toollab.retrieval.catalogue import best_fits
 
 
 def to_messages(turn: list[dict[str, Any]]) -> list[Message]:
@@ -59,8 +59,7 @@ async def run_single_turn(
     tools = tool_set(item.functions, keep_dots=keep_dots)
     messages = to_messages(item.turns[0])
     if tools_per_turn:
-        shown = TopTools(tools_per_turn, "bm25")(last_request(messages), tools.specs)
-        tools = ToolSet(list(shown), tools.original)
+        tools = ToolSet(best_fits(last_request(messages), tools.specs, tools_per_turn), tools.original)
     prompt = prompt_of(model, messages, tools)
     started = time.perf_counter()
     try:

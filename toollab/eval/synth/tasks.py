@@ -22,7 +22,7 @@ from toollab.eval.synth.everyday import EVERYDAY_TOOLS, RATES_TO_EUR, time_in, w
 from toollab.eval.synth.families import POOLS
 from toollab.formats.markup import MARKUP
 from toollab.harness import Agent, CallPolicy, Model, RunStatus, ToolResultMessage
-from toollab.retrieval import top_k
+from toollab.retrieval import Catalogue
 
 MAX_STEPS = 6
 SENTENCES = (
@@ -409,8 +409,8 @@ async def run_task(
     expect = Expect(item.answer["number"], item.answer["text"])
     question = item.turns[0][0]["content"]
     started = time.perf_counter()
-    prepare = top_k(tools_per_turn) if tools_per_turn else None
-    result = await Agent(model, EVERYDAY_TOOLS, max_steps=MAX_STEPS, policy=policy, prepare=prepare).run(question)
+    tools = Catalogue(EVERYDAY_TOOLS)  # shows the `tools_per_turn` that fit the request best, or all of them
+    result = await Agent(model, tools, max_steps=MAX_STEPS, policy=policy, tools_per_turn=tools_per_turn).run(question)
     if result.status == RunStatus.MODEL_ERROR:
         from toollab.eval.bfcl.single_turn import failed
 

@@ -1,7 +1,7 @@
 """The tools of an MCP server as toollab tools: over stdio (a child process) or streamable HTTP (with a token).
 
     async with MCPServer("http://127.0.0.1:8765/mcp", token=KEY, prefix="weather_") as weather:
-        agent = Agent(model, [*await weather.tools(), *local_tools])
+        agent = Agent(model, [weather, *local_tools])  # the server's tools, listed again each step
 
 A call that fails on the way (the server died, the connection dropped, no answer in time) becomes an error
 result for the model, never a hang or a crash, and the next call reconnects: a restarted server is picked up.
@@ -128,6 +128,11 @@ class MCPServer:
                 )
             )
         return tools
+
+    async def list_tools(self, step: object = None) -> list[Tool]:
+        """As a toolset of an agent (`Agent(model, [server, ...])`): the server's tools, listed again each step, so
+        a tool the server adds or removes during a run is seen at the next one."""
+        return await self.tools()
 
     def _caller(self, name: str) -> Any:
         async def call(arguments: dict[str, Any]) -> str:

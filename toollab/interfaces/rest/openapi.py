@@ -9,7 +9,10 @@ bodies cut.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
+import time
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -160,6 +163,47 @@ def openapi_tools(
             caller = _Caller(base.rstrip("/"), operation, credential, scrub, timeout)
             tools.append(Tool.from_schema(name, scrub(text or f"{method.upper()} {path}"), schema, caller))
     return tools
+
+
+class OpenAPIService:
+    """An OpenAPI service as a toolset (`Agent(model, [OpenAPIService(url, api_key=KEY), ...])`): the document is
+    read when the agent first lists its tools, off the event loop, and read again once it is older than
+    `refresh_seconds` (None: never), so a service that adds an operation is seen at the next step. The other
+    arguments are `openapi_tools`'."""
+
+    def __init__(
+        self,
+        spec: str | Path | Mapping[str, Any],
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        secrets: Iterable[str | None] = (),
+        timeout: float = 30.0,
+        prefix: str = "",
+        refresh_seconds: float | None = None,
+        label: str | None = None,
+    ):
+        self.spec = spec
+        self._read = functools.partial(
+            openapi_tools,
+            spec,
+            base_url=base_url,
+            api_key=api_key,
+            secrets=list(secrets),
+            timeout=timeout,
+            prefix=prefix,
+        )
+        self.refresh_seconds = refresh_seconds
+        self.label = label or (str(spec) if not isinstance(spec, Mapping) else "OpenAPI document")
+        self._tools: list[Tool] | None = None
+        self._read_at = 0.0
+
+    async def list_tools(self, step: object = None) -> list[Tool]:
+        stale = self.refresh_seconds is not None and time.monotonic() - self._read_at >= self.refresh_seconds
+        if self._tools is None or stale:
+            self._tools = await asyncio.to_thread(self._read)
+            self._read_at = time.monotonic()
+        return self._tools
 
 
 @dataclass
