@@ -81,8 +81,12 @@ def test_each_tool_choice_accepts_exactly_what_it_should(format):
     assert not accepts(format, choice("required"), f"Let me add. {one}")
     assert not accepts(format, choice("required", parallel=False), two)
     assert accepts(format, choice("none"), prose) and not accepts(format, choice("none"), one)
-    if format == "hermes":  # nor a tag trigger with attributes, which the parser's fallback would read as a call
-        assert not accepts(format, choice("none"), one.replace("<tool_call>", '<tool_call id="add">'))
+    if format == "hermes":  # nor any tag: broken calls the shipped adapter wrote as answers
+        for broken in ('<tool_call id="add">', "<tool_call\n>", "<tool_callog>", "<tool_ call>", "<function-name>"):
+            assert not accepts(format, choice("none"), one.replace("<tool_call>", broken))
+            assert not accepts(format, choice("auto"), f"Sure. {one.replace('<tool_call>', broken)}")
+        assert not accepts(format, choice("none"), "banana</tool_call>")
+        assert accepts(format, choice("none"), "The opposite of 'up' is 'down' (and 3 > 2).")
     assert accepts(format, choice("math.convert"), calls(format, 1))
     assert not accepts(format, choice("math.convert"), one)
 

@@ -102,7 +102,11 @@ def structural_tag(format: Format, params: RequestParams) -> dict[str, Any]:
 
 
 def _openings(envelope: CallEnvelope) -> list[str]:
-    """What text outside a call may not hold: the trigger, and a tag trigger with attributes (a fine-tuned
-    SmolLM2 wrote `<tool_call id="...">` in a turn told to answer)."""
-    tag = envelope.trigger.removesuffix(">")
-    return [envelope.trigger, f"{tag} "] if tag != envelope.trigger else [envelope.trigger]
+    """What text outside a call may not hold: the trigger, and for a tag trigger (`<tool_call>`) any `<`. Told to
+    answer, the shipped adapter wrote broken calls as its answer (`<tool_call id="...">`, `<tool_call\n>`,
+    `<tool_callog>`); with the tag's name excluded it wrote `<tool_ call>`, `< Tool_call>` and `<function-name>`
+    instead; with `<` excluded it answers in words (16 such tasks of the dev split: 0 then 6 right). The price:
+    prose beside tools cannot hold a `<`."""
+    if envelope.trigger.startswith("<") and envelope.trigger.endswith(">"):
+        return ["<"]
+    return [envelope.trigger]
