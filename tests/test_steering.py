@@ -85,6 +85,17 @@ def test_the_gate_calls_for_a_fitting_request_and_answers_otherwise(signal):
     assert asyncio.run(decide(NoModel(), asked, required, "")) == (required, None)  # type: ignore[arg-type]
 
 
+def test_the_gate_reads_a_request_without_the_data_it_quotes():
+    from toollab.retrieval.relevance import relevance, without_quoted
+
+    long = "How many words does 'she sold the old blue bicycle to a neighbour last spring' have?"
+    assert without_quoted(long) == "How many words does '…' have?"
+    assert without_quoted("What's the time in Bob's town?") == "What's the time in Bob's town?"  # apostrophes
+    assert without_quoted("\"Find the book 'Dune' for me.\"") == "Find the book '…' for me."  # quoted whole
+    assert without_quoted("Say 'hello there'") == "Say 'hello there'"  # nothing would be left to ask
+    assert relevance(without_quoted(long), SPECS, "dense") > relevance(long, SPECS, "dense")
+
+
 @pytest.mark.slow
 def test_top_tools_keeps_the_ones_that_fit():
     from toollab.retrieval import TopTools

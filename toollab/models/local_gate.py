@@ -27,9 +27,9 @@ async def gate_score(model: LocalModel, messages: Sequence[Message], params: Req
         envelope = model.format.envelope
         trigger = envelope.trigger if envelope is not None else ""
         return await asyncio.to_thread(model.continuation_logprob, prompt, trigger)
-    from toollab.retrieval import relevance
+    from toollab.retrieval.relevance import relevance, without_quoted
 
-    return await asyncio.to_thread(relevance, last_request(messages), tools, params.gate.signal)
+    return await asyncio.to_thread(relevance, without_quoted(last_request(messages)), tools, params.gate.signal)
 
 
 async def decide(
