@@ -13,7 +13,7 @@ from typing import Any
 
 from toollab.harness import errors, injection
 from toollab.harness.code_actions import CodeRun, code_action_tool, current_run
-from toollab.harness.dispatch import Approver, Dispatcher
+from toollab.harness.dispatch import Approver, Dispatcher, by_name
 from toollab.harness.events import (
     EventLog,
     MessageAdded,
@@ -369,9 +369,10 @@ class Agent:
                 got = [t for t in got if t.name in keep]
             tools.extend(got)
         control = [t for t in self._dispatcher.tools.values() if t.name == run.control]
-        names = [t.name for t in [*tools, *control]]
-        if twice := sorted({n for n in names if names.count(n) > 1}):
-            raise ValueError(f"two tools are named {twice[0]!r} (give each toolset a prefix)")
+        try:
+            by_name([*tools, *control])
+        except ValueError as exc:
+            raise ValueError(f"{exc} (give each toolset a prefix)") from None
         return [*tools, *control], unlisted
 
     # ---- resume ----------------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ class _TimedOut(Exception):
     """The tool's own time limit ran out (as opposed to a TimeoutError raised by the tool)."""
 
 
-def _by_name(tools: Iterable[Tool]) -> dict[str, Tool]:
+def by_name(tools: Iterable[Tool]) -> dict[str, Tool]:
+    """Tools by name; two with one name are an error."""
     named: dict[str, Tool] = {}
     for t in tools:
         if t.name in named:
@@ -62,7 +63,7 @@ class Dispatcher:
         on_result: ResultObserver | None = None,
         screen: Callable[[ToolResultMessage], ToolResultMessage] | None = None,
     ):
-        self.tools = _by_name(tools)
+        self.tools = by_name(tools)
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.names = list(self.tools)
@@ -75,7 +76,7 @@ class Dispatcher:
     def with_tools(self, tools: Iterable[Tool]) -> Dispatcher:
         """This dispatcher (its approval, observers and screen) for another set of tools."""
         view = copy.copy(self)
-        view.tools = _by_name(tools)
+        view.tools = by_name(tools)
         view.names = list(view.tools)
         return view
 
