@@ -19,7 +19,7 @@ from toollab.harness import Agent, RunResult, RunStatus
 from toollab.harness.events import Event, MessageAdded, ModelResponded, RoundEnded, ToolReturned
 from toollab.harness.model import ModelError
 from toollab.harness.request import policy_of
-from toollab.interfaces import eval_cli, lab_cli, serve_cli, train_cli
+from toollab.interfaces import eval_cli, lab_cli, serve_cli, toolformer_cli, train_cli
 from toollab.interfaces.loading import load_local, load_tools
 from toollab.interfaces.options import (
     AdapterOption,
@@ -47,6 +47,7 @@ app.command("gateway")(serve_cli.gateway)
 app.command("train-data")(train_cli.train_data)
 app.command("train")(train_cli.train)
 app.command("train-export")(train_cli.train_export)
+app.add_typer(toolformer_cli.app, name="toolformer")
 
 
 @app.callback()

@@ -154,15 +154,23 @@ def conversion_cache(gguf: Path) -> Path | None:
 
     import transformers
 
-    root = os.environ.get("TOOLLAB_CACHE", "")
-    if root == "off":
+    base = cache_root()
+    if base is None:
         return None
     resolved = gguf.resolve()
     stat = resolved.stat()
     key = f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}|{transformers.__version__}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "toollab"
     return base / "converted" / f"{gguf.stem}-{digest}"
+
+
+def cache_root() -> Path | None:
+    """Where toollab keeps what it derived and may derive again (converted models, trained tiny models):
+    $TOOLLAB_CACHE, default ~/.cache/toollab; None when TOOLLAB_CACHE is "off"."""
+    root = os.environ.get("TOOLLAB_CACHE", "")
+    if root == "off":
+        return None
+    return Path(root).expanduser() if root else Path.home() / ".cache" / "toollab"
 
 
 def _keep(tokenizer: Any, model: Any, target: Path) -> None:

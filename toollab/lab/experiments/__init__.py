@@ -17,6 +17,7 @@ from toollab.lab.experiments import (
     retriever,
     stages,
     tamper,
+    toolformer,
 )
 from toollab.lab.experiments.common import Report, Settings
 
@@ -32,6 +33,7 @@ EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
     "injection": injection.run,
     "retrieval": retrieval.run,
     "retriever": retriever.run,
+    "toolformer": toolformer.run,
 }
 
 __all__ = ["EXPERIMENTS", "Report", "Settings"]
