@@ -159,6 +159,9 @@ def test_the_lab_experiment_runs_every_part(tmp_path):
     for key in ("base_direct", "filter_kept", "prerequisite_calls_bare", "tuned_calculator", "tampered_copied"):
         assert key in report.headline
     assert (tmp_path / "summary.json").exists() and (tmp_path / "toolformer-tau.png").exists()
+    lines = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert len(lines) == 6 * 4 * 4  # 6 conditions, 3 x n normal and n big ledgers (n = 4)
+    assert all(line["correct"] == (line["answer"] == line["truth"]) for line in lines)
     # a second run reads every model from the cache and gives the same figures
     again = asyncio.run(run(Settings(model=None, n=4, seed=0, out=None), replace(QUICK)))  # type: ignore[arg-type]
     assert again.headline == report.headline

@@ -16,7 +16,6 @@ from toollab.tools.arithmetic import evaluate
 from toollab.tools.tool import ToolError
 
 Mode = Literal["direct", "expression", "calculator", "forced"]
-MODES: tuple[Mode, ...] = ("direct", "expression", "calculator", "forced")
 
 
 @dataclass

@@ -7,9 +7,11 @@ on disk by configuration (a second run reuses them)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from toollab.eval.stats import Proportion
@@ -385,7 +387,29 @@ async def run(s: Settings, setup: Setup | None = None) -> Report:
         report.tables.append(await _smollm(setup, s.seed, honest, report))
     tick()
     save(report, s)
+    if s.out:
+        runs = {**{f"base {m}": a for m, a in answers.items()}, "tuned direct": plain, "tuned calculator": live}
+        report.files.append(_write_answers(s.out / "answers.jsonl", {**runs, "tuned tampered": crooked}))
     return report
+
+
+def _write_answers(path: Path, runs: dict[str, Sequence[Answer]]) -> Path:
+    """Every test answer of every condition, one JSON line each (what the model wrote, calls included)."""
+    with path.open("w", encoding="utf-8") as f:
+        for condition, answers in runs.items():
+            for a in answers:
+                line = {
+                    "condition": condition,
+                    "prompt": ledgers.prompt(a.ledger),
+                    "truth": a.ledger.answer,
+                    "steps": a.steps,
+                    "wrote": a.completion.text,
+                    "answer": a.answer,
+                    "correct": a.correct,
+                    "calls": [[c.argument, c.content] for c in a.completion.calls],
+                }
+                f.write(json.dumps(line) + "\n")
+    return path
 
 
 def _row(answers: Sequence[Answer], label: str, normal: Sequence[Any]) -> list[Answer]:
