@@ -239,3 +239,16 @@ def test_cleaning_scores_what_a_result_does_for_the_answer():
     assert judged[0].gain is not None and judged[0].gain > 0.3, judged[0].gain
     assert judged[1].gain is None and judged[1].keep(5.0)
     assert judged[0].keep(judged[0].gain) and not judged[0].keep(judged[0].gain + 0.01)
+
+
+def test_an_arrow_outside_a_call_is_plain_text(formatted):
+    """With ' has' as the arrow, every ledger's first sentence holds one outside any call: decoding goes on past
+    it to the end of the sentence, and no call is made."""
+    from toollab.toolformer.syntax import CallSyntax
+
+    lm = LM(formatted.model, formatted.tokenizer)
+    syntax = CallSyntax(open=" [", arrow=" has", close=" ]", spaced_digits=True)
+    prompts = [[lm.tokenizer.bos_token_id, *lm.encode(name)] for name in ("Fay", "Eve", "Bob")]
+    made = asyncio.run(complete(lm, prompts, syntax, Dispatcher([calculator]), end=".", max_new_tokens=12))
+    for m in made:
+        assert m.text.split()[0] == "has" and m.text.rstrip().endswith(".") and not m.calls, m.text

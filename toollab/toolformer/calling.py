@@ -43,9 +43,10 @@ async def complete(
     opened: Sequence[int] = (),
 ) -> list[Completion]:
     """Greedy continuations of `prompts` until `end`; with a `dispatcher`, each call is run where the model writes
-        the arrow (without one, the model writes the results itself). `opened`: tokens written for the model after
+    the arrow (without one, the model writes the results itself). `opened`: tokens written for the model after
     each prompt (an opening, to force a call), part of the completion. Every call gets its one result: a tool error
-        or a result the text cannot hold leaves the call without a result, and the model goes on from there."""
+    or a result the text cannot hold leaves the call without a result, and the model goes on from there. An arrow
+    written outside a call is plain text: decoding goes on."""
     rows = [[*p, *opened] for p in prompts]
     done = [Completion("", 0) for _ in prompts]
     active = list(range(len(rows)))
@@ -55,13 +56,18 @@ async def complete(
             break
         new = lm.continue_rows([rows[i] for i in active], stops=stops, max_new_tokens=max_new_tokens, banned=banned)
         paused: list[tuple[int, str]] = []
+        going_on: list[int] = []
         for i, made in zip(active, new, strict=True):
             rows[i] += made
             done[i].model_tokens += len(made)
             text = lm.decode(rows[i][len(prompts[i]) :])
-            written = syntax.written(text) if dispatcher is not None else None
-            if written is not None and len(done[i].calls) < max_calls and done[i].model_tokens < max_new_tokens:
+            if done[i].model_tokens >= max_new_tokens or dispatcher is None or text.rstrip().endswith(end):
+                continue
+            written = syntax.written(text)
+            if written is not None and len(done[i].calls) < max_calls:
                 paused.append((i, written))
+            elif written is None and text.rstrip().endswith(syntax.arrow.strip()):
+                going_on.append(i)
         if dispatcher is not None and paused:
             calls = [
                 ToolCall(
@@ -75,7 +81,7 @@ async def complete(
                 inserted = f"{written_result or ''}{syntax.close}"
                 rows[i] += lm.encode(inserted)
                 done[i].calls.append(Call(w, call.arguments["expression"], result.content, result.is_error, inserted))
-        active = [i for i, _ in paused]
+        active = sorted([i for i, _ in paused] + going_on)
     for i, c in enumerate(done):
         c.text = lm.decode(rows[i][len(prompts[i]) :])
     return done
