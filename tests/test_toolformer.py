@@ -189,13 +189,16 @@ def test_smollm2_proposes_calls_and_the_filter_reads_them():
 
 @pytest.mark.slow
 def test_annotate_command_writes_one_record_per_text(tmp_path):
-    from conftest import toollab
+    """The command in this process (CliRunner), so that it reuses the model the other slow tests loaded."""
+    from typer.testing import CliRunner
+
+    from toollab.interfaces.cli import app
 
     texts = tmp_path / "texts.txt"
     texts.write_text("Ann had 12 pens. She lost 5 of them. So Ann had 7 pens.\n\nTom read 3 books.\n")
     out = tmp_path / "annotated.jsonl"
-    run = toollab("toolformer", "annotate", str(texts), "--out", str(out), "--k", "1", "--m", "1", timeout=300)
-    assert run.returncode == 0, run.stderr
+    run = CliRunner().invoke(app, ["toolformer", "annotate", str(texts), "--out", str(out), "--k", "1", "--m", "1"])
+    assert run.exit_code == 0, run.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["text"] for r in records] == [
         "Ann had 12 pens. She lost 5 of them. So Ann had 7 pens.",
@@ -204,10 +207,11 @@ def test_annotate_command_writes_one_record_per_text(tmp_path):
     for r in records:
         assert r["candidates"] <= 1 and len(r["calls"]) <= r["candidates"]
         assert TEXT.strip_calls(r["annotated"]) == r["text"]
-    bad = toollab("toolformer", "annotate", str(tmp_path / "missing.txt"), "--out", str(out))
-    assert bad.returncode != 0 and "cannot read" in bad.stderr
-    remote = toollab("toolformer", "annotate", str(texts), "--out", str(out), "--model", "openai:gpt-x")
-    assert remote.returncode != 0 and "needs a local model" in remote.stderr
+    bad = CliRunner().invoke(app, ["toolformer", "annotate", str(tmp_path / "missing.txt"), "--out", str(out)])
+    assert bad.exit_code != 0 and "cannot read" in bad.output
+    remote = ["toolformer", "annotate", str(texts), "--out", str(out), "--model", "openai:gpt-x"]
+    refused = CliRunner().invoke(app, remote)
+    assert refused.exit_code != 0 and "needs a local model" in refused.output
 
 
 @pytest.mark.slow
