@@ -20,8 +20,9 @@ from toollab.toolformer.text import english, states_result
 from toollab.tools.arithmetic import calculator, evaluate
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """Trained tiny models kept in this test's own folder (never read from, or left in, the user's cache)."""
     monkeypatch.setenv("TOOLLAB_CACHE", str(tmp_path / "cache"))
 
 
@@ -152,7 +153,7 @@ def test_english_stories_state_their_counts():
         ]
 
 
-def test_the_lab_experiment_runs_every_part(tmp_path):
+def test_the_lab_experiment_runs_every_part(tmp_path, private_cache):
     report = asyncio.run(run(Settings(model=None, n=4, seed=0, out=tmp_path), QUICK))  # type: ignore[arg-type]
     titles = [t.title for t in report.tables]
     assert [str(t)[:2] for t in titles] == ["1.", "2a", "2b", "3.", "4a", "4b", "5.", "6."]
