@@ -206,7 +206,8 @@ def test_annotate_command_writes_one_record_per_text(tmp_path):
         "Tom read 3 books.",
     ]
     for r in records:
-        assert r["candidates"] <= 1 and len(r["calls"]) <= r["candidates"]
+        assert r["candidates"] <= 1 and len(r["calls"]) <= r["candidates"] == len(r["tried"])
+        assert all(t["before"].strip() and t["before"].strip() in r["text"] for t in r["tried"])
         assert TEXT.strip_calls(r["annotated"]) == r["text"]
     bad = CliRunner().invoke(app, ["toolformer", "annotate", str(tmp_path / "missing.txt"), "--out", str(out)])
     assert bad.exit_code != 0 and "cannot read" in bad.output

@@ -28,7 +28,9 @@ app = typer.Typer(help="Toolformer: let a model annotate text with the tool call
 @app.command("annotate")
 def annotate_texts(
     texts: Annotated[Path, typer.Argument(help="A text file: one text per line (blank lines are skipped).")],
-    out: Annotated[Path, typer.Option(help="JSONL: each text, its annotated version and the calls kept.")],
+    out: Annotated[
+        Path, typer.Option(help="JSONL: each text, its annotated version, the calls kept and every call tried.")
+    ],
     model: Annotated[str, typer.Option(help="A local model: local (the embedded SmolLM2) or local:PATH.")] = "local",
     adapter: AdapterOption = "none",
     k: Annotated[int, typer.Option(min=1, help="Positions tried per text.")] = 3,
@@ -70,6 +72,15 @@ def annotate_texts(
                     {"expression": c.argument, "result": c.content, "gain": round(c.gain, 3)} for c in chosen_calls
                 ],
                 "candidates": len(candidates),
+                "tried": [
+                    {
+                        "before": lm.decode(ids[: c.position])[-40:],
+                        "expression": c.argument,
+                        "result": c.content,
+                        "gain": round(c.gain, 3) if c.result is not None else None,
+                    }
+                    for c in candidates
+                ],
             }
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
             progress.update(bar, advance=1, kept=total)
