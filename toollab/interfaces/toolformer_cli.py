@@ -25,6 +25,23 @@ console = Console()
 app = typer.Typer(help="Toolformer: let a model annotate text with the tool calls that help it.", no_args_is_help=True)
 
 
+def refuse_remote(model: str, needs: str) -> None:
+    """A clear error for a model string that is not local (`needs`: what the command reads of the model)."""
+    if not is_local(model):
+        raise fail(f"{needs}: it needs a local model, not {model!r}")
+
+
+def local_lm(model: str, adapter: str | None, batch: int) -> LM:
+    """The local model `model` (with `adapter`) as an LM; a clear error when it cannot be loaded."""
+    try:
+        chosen = load_model(model, adapter=adapter, constrained=False)
+        assert isinstance(chosen, LocalModel)
+        loaded = chosen.load()
+    except (ValueError, ModelError) as exc:
+        raise fail(str(exc)) from None
+    return LM(loaded.model, loaded.tokenizer, batch=batch)
+
+
 @app.command("annotate")
 def annotate_texts(
     texts: Annotated[Path, typer.Argument(help="A text file: one text per line (blank lines are skipped).")],
@@ -41,19 +58,12 @@ def annotate_texts(
 ) -> None:
     """Sample calculator calls where the model most wants one, run them, and keep those whose result makes the
     following text easier for the model to predict (the few-shot prompt is the paper's)."""
-    if not is_local(model):
-        raise fail(f"annotation reads a model's token probabilities: it needs a local model, not {model!r}")
+    refuse_remote(model, "annotation reads a model's token probabilities")
     try:
         lines = [line.strip() for line in texts.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(f"cannot read {texts}: {exc}") from None
-    try:
-        chosen = load_model(model, adapter=adapter, constrained=False)
-        assert isinstance(chosen, LocalModel)
-        loaded = chosen.load()
-    except (ValueError, ModelError) as exc:
-        raise fail(str(exc)) from None
-    lm = LM(loaded.model, loaded.tokenizer, batch=8)
+    lm = local_lm(model, adapter, batch=8)
     config = FilterConfig(k=k, m=m, threshold=threshold, tau=tau, seed=seed)
     dispatcher = Dispatcher([calculator])
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -102,22 +112,19 @@ def clean_data(
     filter on conversations); examples without a result before an answer are kept as they are."""
     import shutil
 
+    from toollab.eval.summary import percentile
     from toollab.formats import get_format
     from toollab.harness.jsonl import json_line
     from toollab.toolformer.clean import judge
     from toollab.train.data import HELDOUT_FILE, TRAIN_FILE, read_examples
 
-    if not is_local(model):
-        raise fail(f"cleaning reads a model's losses: it needs a local model, not {model!r}")
+    refuse_remote(model, "cleaning reads a model's losses")
     try:
         examples = read_examples(data / TRAIN_FILE)
         wire = get_format(format)
-        chosen = load_model(model, adapter=adapter, constrained=False)
-        assert isinstance(chosen, LocalModel)
-        loaded = chosen.load()
-    except (OSError, ValueError, ModelError) as exc:
+    except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
-    lm = LM(loaded.model, loaded.tokenizer, batch=2)
+    lm = local_lm(model, adapter, batch=2)
     with progress_bar(console) as progress:
         bar = progress.add_task("judging", total=len(examples))
         judged = judge(lm, examples, wire, on_done=lambda n: progress.update(bar, completed=n))
@@ -128,7 +135,7 @@ def clean_data(
                 f.write(json_line(j.example.to_dict()))
     if (data / HELDOUT_FILE).exists():
         shutil.copyfile(data / HELDOUT_FILE, out / HELDOUT_FILE)
-    gains = sorted(j.gain for j in judged if j.gain is not None)
+    gains = [j.gain for j in judged if j.gain is not None]
     dropped = sum(not j.keep(tau) for j in judged)
     card = {
         "from": str(data),
@@ -137,7 +144,7 @@ def clean_data(
         "examples": len(judged),
         "with_results": len(gains),
         "dropped": dropped,
-        "gain_quartiles": [round(gains[int(q * (len(gains) - 1))], 3) for q in (0.25, 0.5, 0.75)] if gains else [],
+        "gain_quartiles": [round(percentile(gains, q) or 0.0, 3) for q in (25, 50, 75)] if gains else [],
     }
     (out / "clean.json").write_text(json.dumps(card, indent=2), encoding="utf-8")
     console.print(
