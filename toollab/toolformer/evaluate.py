@@ -9,7 +9,7 @@ from typing import Literal
 
 from toollab.harness.dispatch import Dispatcher
 from toollab.toolformer.calling import Completion, complete
-from toollab.toolformer.ledgers import OPEN, STOP, Ledger, prompt, read_number
+from toollab.toolformer.ledgers import EQUALS, OPEN, STOP, Ledger, prompt, read_number
 from toollab.toolformer.lm import LM
 from toollab.toolformer.syntax import LEDGER
 from toollab.tools.arithmetic import evaluate
@@ -53,10 +53,9 @@ def judge(ledger: Ledger, mode: str, c: Completion) -> Answer:
     opened = OPEN in text
     written = result = None
     if opened:
-        inner = text[text.index(OPEN) + 1 :]
-        written = inner.split("=")[0] if "=" in inner else None
-        after = inner.split("=", 1)[1].split() if "=" in inner else []
-        result = read_number(after)
+        expression, arrow, after = text[text.index(OPEN) + 1 :].partition(EQUALS)
+        written = expression if arrow else None
+        result = read_number(after.split())
     value = _value(written) if written is not None else None
     return Answer(
         ledger,

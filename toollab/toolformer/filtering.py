@@ -77,7 +77,8 @@ def sample(
     if where is None:
         where = positions(lm, texts, syntax, config, context)
     opening = lm.encode(syntax.open)
-    rows = [[*context, *texts[i][:pos], *opening] for i, pos, _ in where for _ in range(config.m)]
+    tries = [w for w in where for _ in range(config.m)]
+    rows = [[*context, *texts[i][:pos], *opening] for i, pos, _ in tries]
     if not rows:
         return []
     made = lm.continue_rows(
@@ -89,7 +90,7 @@ def sample(
         seed=config.seed,
     )
     out = []
-    for (i, pos, prob), new in zip([w for w in where for _ in range(config.m)], made, strict=True):
+    for (i, pos, prob), new in zip(tries, made, strict=True):
         text = syntax.open + lm.decode(new)
         written = syntax.written(text)
         if written is not None and written.strip():
@@ -109,18 +110,23 @@ async def execute(candidates: Sequence[Candidate], syntax: CallSyntax, dispatche
 
 
 def score(lm: LM, texts: Sequence[Ids], candidates: Sequence[Candidate], syntax: CallSyntax) -> None:
-    """L+, L- (no call) and L- (call without result) of each candidate whose result the text can hold."""
+    """L+, L- (no call) and L- (call without result) of each candidate whose result the text can hold. The loss
+    with no call depends only on the position: read once for the candidates that share one."""
     usable = [c for c in candidates if c.result is not None]
-    rows, starts = [], []
+    places = list(dict.fromkeys((c.text, c.position) for c in usable))
+    rows = [list(texts[i]) for i, _ in places]
+    starts = [pos for _, pos in places]
     for c in usable:
         before, after = texts[c.text][: c.position], texts[c.text][c.position :]
         with_result = lm.encode(syntax.call(c.written, c.result))
         without = lm.encode(syntax.call(c.written, None))
-        rows += [[*before, *with_result, *after], list(texts[c.text]), [*before, *without, *after]]
-        starts += [len(before) + len(with_result), len(before), len(before) + len(without)]
+        rows += [[*before, *with_result, *after], [*before, *without, *after]]
+        starts += [len(before) + len(with_result), len(before) + len(without)]
     losses = lm.losses(rows, starts)
+    none = dict(zip(places, losses[: len(places)], strict=True))
     for n, c in enumerate(usable):
-        c.l_plus, c.l_none, c.l_empty = losses[3 * n : 3 * n + 3]
+        c.l_plus, c.l_empty = losses[len(places) + 2 * n : len(places) + 2 * n + 2]
+        c.l_none = none[(c.text, c.position)]
 
 
 def kept(candidates: Sequence[Candidate], tau: float) -> list[Candidate]:

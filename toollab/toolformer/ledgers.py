@@ -80,10 +80,14 @@ def _sentence(owner: str, item: str, step: Step) -> str:
     return f"{owner} gives {step.other} {digits(step.amount)} {item} ."
 
 
+def spaced(expression: str) -> str:
+    """An expression as the world writes it: "18 - 4" -> "1 8 - 4"."""
+    return " ".join(digits(int(t)) if t.isdigit() else t for t in expression.split())
+
+
 def call_text(expression: str, result: int | None) -> str:
     """`[ 1 8 - 4 = 1 4 ]`, or without its result `[ 1 8 - 4 = ]`."""
-    spaced = " ".join(digits(int(t)) if t.isdigit() else t for t in expression.split())
-    return f"{OPEN} {spaced} {EQUALS}" + (f" {digits(result)}" if result is not None else "") + f" {CLOSE}"
+    return f"{OPEN} {spaced(expression)} {EQUALS}" + (f" {digits(result)}" if result is not None else "") + f" {CLOSE}"
 
 
 def statement(owner: str, count: int, item: str, call: str | None = None) -> str:
@@ -110,10 +114,10 @@ def prompt(ledger: Ledger) -> str:
     return text[: text.rindex(f"{SO} {ledger.owner} has") + len(f"{SO} {ledger.owner} has")]
 
 
-def _number(rng: random.Random, big: bool, low: int = 1) -> int:
+def _number(rng: random.Random, big: bool) -> int:
     if big:
         return rng.randint(50, 99)
-    return rng.randint(low, 20) if rng.random() < 0.85 else rng.randint(21, 49)
+    return rng.randint(1, 20) if rng.random() < 0.85 else rng.randint(21, 49)
 
 
 def draw(rng: random.Random, steps: int, big: bool = False) -> Ledger:
@@ -124,8 +128,7 @@ def draw(rng: random.Random, steps: int, big: bool = False) -> Ledger:
     for _ in range(steps):
         amount = _number(rng, big)
         sign = -1 if amount <= value and rng.random() < 0.5 else 1
-        r = rng.random()
-        if r < 0.3:
+        if rng.random() < 0.3:
             step = Step(sign, amount, "gives", other)
         else:
             step = Step(sign, amount, rng.choice(TAKE if sign < 0 else GET))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from toollab.toolformer.ledgers import CLOSE, EQUALS, OPEN, digits
 
 _SPACED_DIGITS = re.compile(r"(?<=\d) (?=\d)")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")  # how a tool writes a number
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class CallSyntax:
         world can write."""
         if not self.spaced_digits:
             return f" {content.strip()}"
-        match = _NUMBER.fullmatch(content.strip())
+        match = NUMBER.fullmatch(content.strip())
         if match is None or float(match.group()) != int(float(match.group())) or float(match.group()) < 0:
             return None
         return f" {digits(int(float(match.group())))}"

@@ -3,12 +3,9 @@ English, the paper's few-shot prompt for the calculator, and what a kept call is
 
 from __future__ import annotations
 
-import re
-
 from toollab.toolformer.ledgers import Ledger
 from toollab.toolformer.lm import LM
-
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+from toollab.toolformer.syntax import NUMBER
 
 # The paper's calculator prompt (Schick et al. 2023, appendix A.2), shortened to three of its examples.
 PROMPT = """Your task is to add calls to a Calculator API to a piece of text. The calls should help you get \
@@ -52,5 +49,5 @@ def prompted(lm: LM, text: str) -> tuple[list[int], list[int]]:
 
 def states_result(continuation: str, content: str) -> bool:
     """Whether the first number of `continuation` (the text after a call's position) is the call's result."""
-    match = _NUMBER.search(continuation)
+    match = NUMBER.search(continuation)
     return match is not None and content.strip() in (match.group(), match.group() + ".0")

@@ -46,6 +46,7 @@ class TinyConfig:
 def tokenizer() -> Any:
     """A word-level tokenizer over the world's vocabulary: every digit, name and sign is one token."""
     from tokenizers import Tokenizer
+    from tokenizers.decoders import WordPiece
     from tokenizers.models import WordLevel
     from tokenizers.pre_tokenizers import WhitespaceSplit
     from transformers import PreTrainedTokenizerFast
@@ -53,8 +54,6 @@ def tokenizer() -> Any:
     words = [PAD, BOS, UNK, *vocabulary()]
     core = Tokenizer(WordLevel({w: i for i, w in enumerate(words)}, unk_token=UNK))
     core.pre_tokenizer = WhitespaceSplit()
-    from tokenizers.decoders import WordPiece
-
     core.decoder = WordPiece(prefix="##", cleanup=False)  # joins words with spaces, as they were written
     return PreTrainedTokenizerFast(tokenizer_object=core, bos_token=BOS, eos_token=BOS, pad_token=PAD, unk_token=UNK)
 

@@ -30,6 +30,7 @@ from toollab.tools.arithmetic import calculator, evaluate
 STAGE = 100  # what a stage other than training counts for in the progress bar
 SHIFT = 10  # what the tampered calculator adds to every result
 SMOLLM_SAMPLING = {"k": 3, "m": 2, "max_call_tokens": 16}  # a 135M model reads a 450-token prompt per sample
+GROUPS = ("1 step", "2 steps", "3 steps", "big")  # the rows of the accuracy tables, in the test set's order
 DELTAS = (0, 1, 2, 5, 9, 20)  # sanity check: distrust a result further than this from the model's own estimate
 
 
@@ -128,8 +129,7 @@ async def run(s: Settings, setup: Setup | None = None) -> Report:
     tests = [*normal, *big]
 
     def by_row(answers: Sequence[Answer], test: Any = lambda a: a.correct) -> list[str]:
-        rows = [[a for a in answers[: len(normal)] if a.steps == k] for k in (1, 2, 3)]
-        return [cell(_rate(r, test)) for r in [*rows, answers[len(normal) :]]]
+        return [cell(_rate(group, test)) for group in _groups(answers, len(normal)).values()]
 
     # -- 1. the base: answering directly against writing the expression ------------------------------------------
     answers = {mode: await answer_all(lm, tests, mode, honest) for mode in ("direct", "expression", "forced")}
@@ -300,14 +300,9 @@ async def run(s: Settings, setup: Setup | None = None) -> Report:
         )
     )
     if s.out:
-        groups = {
-            label: {
-                "base direct": _rate(_row(answers["direct"], label, normal)),
-                "fine-tuned direct": _rate(_row(plain, label, normal)),
-                "fine-tuned + calculator": _rate(_row(live, label, normal)),
-            }
-            for label in ("1 step", "2 steps", "3 steps", "big")
-        }
+        conditions = {"base direct": answers["direct"], "fine-tuned direct": plain, "fine-tuned + calculator": live}
+        split = {name: _groups(a, len(normal)) for name, a in conditions.items()}
+        groups = {label: {name: _rate(split[name][label]) for name in conditions} for label in GROUPS}
         report.files.append(bar_plot(s.out / "toolformer-accuracy.png", "Ledgers: accuracy", groups))
     report.headline |= {
         "tuned_calculator": _rate(live).value,
@@ -412,10 +407,10 @@ def _write_answers(path: Path, runs: dict[str, Sequence[Answer]]) -> Path:
     return path
 
 
-def _row(answers: Sequence[Answer], label: str, normal: Sequence[Any]) -> list[Answer]:
-    if label == "big":
-        return list(answers[len(normal) :])
-    return [a for a in answers[: len(normal)] if a.steps == int(label[0])]
+def _groups(answers: Sequence[Answer], normal: int) -> dict[str, list[Answer]]:
+    """The test answers by row of the tables: the `normal` ledgers by their number of steps, then the big ones."""
+    out = {label: [a for a in answers[:normal] if a.steps == k] for k, label in enumerate(GROUPS[:3], start=1)}
+    return {**out, GROUPS[3]: list(answers[normal:])}
 
 
 def _true_calls(lm: LM, pool: Sequence[ledgers.Ledger], shapes: Sequence[str], texts: Sequence[Ids]) -> list[Candidate]:
@@ -424,7 +419,7 @@ def _true_calls(lm: LM, pool: Sequence[ledgers.Ledger], shapes: Sequence[str], t
     for i, (led, t) in enumerate(zip(pool, texts, strict=True)):
         since = len(led.steps) - 1 if shapes[i] == "restating" else 0
         expression = led.expression(since)
-        written = " " + " ".join(ledgers.digits(int(w)) if w.isdigit() else w for w in expression.split())
+        written = " " + ledgers.spaced(expression)
         position = len(t) - len(lm.encode(f"{ledgers.digits(led.answer)} {led.item} ."))
         c = Candidate(i, position, 1.0, written, expression, str(led.answer), False, LEDGER.result(str(led.answer)))
         out.append(c)
