@@ -176,6 +176,8 @@ class Agent:
         result saying they were interrupted. New events are appended to the same log.
         """
         start, recorded = last_run(read_events(log), log)
+        if start.workflow is not None:
+            raise ValueError(f"{log} records the workflow {start.workflow!r}; resume it with that workflow")
         replayed = replay(start, recorded, self._control, self.policy.direct)
         if replayed.ended is not None:
             return replayed.ended

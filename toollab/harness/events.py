@@ -33,6 +33,8 @@ class RunStarted(_Event):
     max_tokens: int | None = None
     max_tool_calls: int | None = None
     messages: list[Message]
+    # the workflow that ran (`toollab.workflows`), absent for agent runs: an agent does not resume its log
+    workflow: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ModelRequested(_Event):
@@ -44,6 +46,8 @@ class ModelRequested(_Event):
     shown: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
     # toolsets that failed to list this round and kept their last listing, with what went wrong
     unlisted: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # the workflow step that asked (`toollab.workflows`), which names it for resume; agent runs leave it out
+    step: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ModelResponded(_Event):
@@ -57,6 +61,28 @@ class ModelResponded(_Event):
     raw: str | None = None
     seconds: float = 0.0
     stop_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    step: str | None = Field(default=None, exclude_if=lambda v: v is None)  # as in ModelRequested
+
+
+class StepFailed(_Event):
+    """A workflow step that raised: its model failed, or its agent ended in error. The workflow reports it (a
+    parallel branch that fails leaves the others' results standing, and the run's status says it is partial)."""
+
+    event: Literal["step_failed"] = "step_failed"
+    step: str
+    error: str
+    source: str = "provider"
+
+
+class ContextTrimmed(_Event):
+    """The agent's context budget cut old rounds from what the model is sent (the history itself keeps them)."""
+
+    event: Literal["context_trimmed"] = "context_trimmed"
+    round: int
+    dropped: int  # messages left out of the request
+    kept: int  # messages sent
+    tokens: int  # the estimated size of what was sent
+    summary: str | None = None
 
 
 class ToolCalled(_Event):
@@ -112,7 +138,9 @@ Event = Annotated[
     | MessageAdded
     | RoundEnded
     | RunResumed
-    | RunEnded,
+    | RunEnded
+    | StepFailed
+    | ContextTrimmed,
     Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

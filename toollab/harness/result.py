@@ -18,6 +18,9 @@ class RunStatus(StrEnum):
     MAX_TOOL_CALLS = "max_tool_calls"
     CANCELLED = "cancelled"
     MODEL_ERROR = "model_error"
+    # workflows (`toollab.workflows`): some parallel branches failed and the answer says which; a gate stopped it
+    PARTIAL = "partial"
+    STOPPED = "stopped"
 
 
 @dataclass(slots=True)

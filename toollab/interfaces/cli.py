@@ -7,19 +7,17 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.panel import Panel
-from rich.text import Text
 
-from toollab.formats import FORMATS, to_openai
+from toollab.formats import FORMATS
 from toollab.harness import Agent, RunResult, RunStatus
-from toollab.harness.events import Event, MessageAdded, ModelResponded, RoundEnded, ToolReturned
 from toollab.harness.model import ModelError
 from toollab.harness.request import policy_of
-from toollab.interfaces import eval_cli, lab_cli, serve_cli, toolformer_cli, train_cli
+from toollab.interfaces import eval_cli, lab_cli, serve_cli, toolformer_cli, train_cli, workflow_cli
+from toollab.interfaces.live import RoundPrinter, result_json, show_result
 from toollab.interfaces.loading import load_local, load_tools
 from toollab.interfaces.options import (
     AdapterOption,
@@ -48,6 +46,7 @@ app.command("train-data")(train_cli.train_data)
 app.command("train")(train_cli.train)
 app.command("train-export")(train_cli.train_export)
 app.add_typer(toolformer_cli.app, name="toolformer")
+app.add_typer(workflow_cli.app, name="workflow")
 
 
 @app.callback()
@@ -63,69 +62,6 @@ def _output_never_fails() -> None:
 console = Console()
 
 DEFAULT_TOOLS = [add, multiply, calculator]
-
-
-def _short(value: Any, limit: int = 300) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-class RoundPrinter:
-    """Prints each round as its events arrive: raw output, parsed calls, results, tokens and time."""
-
-    def __init__(self, out: Console):
-        self.out = out
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, ModelResponded):
-            self.out.rule(f"round {event.round + 1}", style="cyan")
-            if event.raw:
-                self.out.print(Panel(Text(event.raw), title="raw model output", border_style="dim"))
-            if event.message.content:
-                self.out.print(Text(event.message.content))
-            if event.stop_reason == "invented_result":
-                self.out.print(Text("harness: the model began writing a tool result itself; cut there", "yellow"))
-            for c in event.message.tool_calls:
-                self.out.print(Text.assemble(("call", "bold"), f" {c.name}({_short(c.arguments)})  ", (c.id, "dim")))
-        elif isinstance(event, ToolReturned):
-            r = event.result
-            style = "red" if r.is_error else "green"
-            self.out.print(
-                Text.assemble(
-                    ("  error" if r.is_error else "  result", style),
-                    f" {r.name}: {_short(r.content)}  ",
-                    (f"{r.call_id}, {event.seconds * 1000:.1f} ms", "dim"),
-                )
-            )
-        elif isinstance(event, RoundEnded):
-            done, u = event.round, event.round.usage
-            self.out.print(
-                f"[dim]tokens in {u.input_tokens} (cached {u.cached_input_tokens}), out {u.output_tokens}; "
-                f"model {done.model_seconds:.2f} s, tools {done.tool_seconds:.3f} s[/dim]"
-            )
-        elif isinstance(event, MessageAdded):
-            self.out.print(Text.assemble(("harness", "yellow"), f": {event.message.content}"))
-
-
-def _summary(result: RunResult) -> str:
-    return (
-        f"status {result.status}, {len(result.rounds)} rounds, {len(result.tool_calls)} tool calls, "
-        f"{result.usage.input_tokens} tokens in, {result.usage.output_tokens} out, "
-        f"{result.duration_seconds:.2f} s"
-    )
-
-
-def result_json(result: RunResult) -> dict[str, Any]:
-    """The run as one JSON object: messages in the OpenAI Chat Completions shape, usage per round."""
-    return {
-        "answer": result.answer,
-        "status": str(result.status),
-        "messages": to_openai(result.messages),
-        "usage": [r.to_dict() for r in result.rounds],
-        "total_usage": result.usage.model_dump(),
-        "duration_seconds": result.duration_seconds,
-        "error": result.error,
-    }
 
 
 async def _run_agent(agent: Agent, prompt: str, log: Path | None, sandbox: SandboxedPython | None) -> RunResult:
@@ -200,12 +136,7 @@ def run(
     if json_output:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:
-        console.rule(style="cyan")
-        if result.answer is not None:
-            console.print(Panel(Text(result.answer), title="answer", border_style="green"))
-        if result.error:
-            console.print(f"[red]{result.error_source} error:[/red] {result.error}")
-        console.print(_summary(result))
+        show_result(console, result)
     if result.status == RunStatus.MODEL_ERROR:
         raise typer.Exit(1)
 
