@@ -80,7 +80,7 @@ def test_a_route_sends_the_input_to_the_branch_the_classifier_names():
 class Pages:
     """Three pages that take a while; `failing` ones raise. Counts how many run at once."""
 
-    def __init__(self, seconds: dict[str, float], failing: set[str] = frozenset()):
+    def __init__(self, seconds: dict[str, float], failing: frozenset[str] | set[str] = frozenset()):
         self.seconds, self.failing = seconds, failing
         self.now = self.most = 0
 
