@@ -8,7 +8,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "toollab"
 LEVEL = {"tools": 0, "sandbox": 0, "harness": 1, "formats": 2, "models": 2, "constrain": 2, "retrieval": 2}
-LEVEL |= {"workflows": 2}
+LEVEL |= {"workflows": 2, "memory": 2}
 LEVEL |= {"interfaces": 3, "eval": 3, "lab": 3, "train": 3, "toolformer": 3}
 # Same-level packages that may use each other, and only these (the last test holds the list to what the code
 # uses): the local and HTTP backends speak the wire formats, and `load_model` gives local models their grammar

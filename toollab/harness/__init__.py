@@ -2,6 +2,7 @@
 
 from toollab.harness.agent import Agent
 from toollab.harness.arguments import UnreadableArguments
+from toollab.harness.context import ContextBudget
 from toollab.harness.dispatch import Dispatcher
 from toollab.harness.events import Event, EventLog, read_events
 from toollab.harness.finish import FINISH
@@ -24,6 +25,7 @@ __all__ = [
     "Agent",
     "AssistantMessage",
     "CallPolicy",
+    "ContextBudget",
     "Dispatcher",
     "Event",
     "EventLog",

@@ -13,8 +13,10 @@ from typing import Any
 
 from toollab.harness import errors, injection
 from toollab.harness.code_actions import CodeRun, code_action_tool, current_run
+from toollab.harness.context import ContextBudget
 from toollab.harness.dispatch import Approver, Dispatcher, by_name
 from toollab.harness.events import (
+    ContextTrimmed,
     EventLog,
     MessageAdded,
     ModelRequested,
@@ -73,6 +75,10 @@ class Agent:
     each toolset that ranks them (`toollab.retrieval.Catalogue`) for the user's request, besides the other tools
     and those the run has already called. A toolset that fails to list keeps its last listing (the event says so);
     one that fails at its first listing ends the run.
+
+    `context_budget` (`toollab.harness.context.ContextBudget`) keeps each request under a size: old exchanges are
+    left out whole (a call never without its result) and summarised; the history keeps them all, and the log's
+    `context_trimmed` events say what each request left out.
     """
 
     def __init__(
@@ -93,6 +99,7 @@ class Agent:
         flag_instructions: bool = False,
         prepare: Prepare | None = None,
         tools_per_turn: int | None = None,
+        context_budget: ContextBudget | None = None,
     ):
         tools, self.toolsets = _sorted_sources(tools)
         if use_finish and any(t.name == FINISH for t in tools):
@@ -132,6 +139,7 @@ class Agent:
         )
         self.tool_specs = [t.spec for t in self._dispatcher.tools.values()]  # before any toolset is listed
         self.prepare = prepare
+        self.context_budget = context_budget
 
     # ---- public entry points -------------------------------------------------------------------------------
 
@@ -273,9 +281,17 @@ class Agent:
             event = ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools))
             extra = {"shown": run.shown} if run.shown is not None else {}
             run.emit(event.model_copy(update=extra | ({"unlisted": unlisted} if unlisted else {})))
+        sent: Sequence[Message] = run.messages
+        if self.context_budget is not None:
+            fitted = self.context_budget.fit(run.messages)
+            sent = fitted.messages
+            if fitted.dropped and run.sinks:
+                trimmed = ContextTrimmed(round=len(run.rounds), dropped=fitted.dropped, kept=len(sent),
+                                         tokens=fitted.tokens, summary=fitted.summary)  # fmt: skip
+                run.emit(trimmed)
         started = time.perf_counter()
         try:
-            response = await self.model.request(run.messages, params)
+            response = await self.model.request(sent, params)
         except ModelError as exc:
             run.end(RunStatus.MODEL_ERROR, None, str(exc), exc.source)
             return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -13,7 +14,7 @@ import typer
 from rich.console import Console
 
 from toollab.formats import FORMATS
-from toollab.harness import Agent, RunResult, RunStatus
+from toollab.harness import Agent, ContextBudget, RunResult, RunStatus
 from toollab.harness.model import ModelError
 from toollab.harness.request import policy_of
 from toollab.interfaces import eval_cli, lab_cli, serve_cli, toolformer_cli, train_cli, workflow_cli
@@ -30,6 +31,7 @@ from toollab.interfaces.options import (
     fail,
     stderr,
 )
+from toollab.memory import NoteStore, memory_tools
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.models.switches import Switches
 from toollab.retrieval import Catalogue
@@ -97,6 +99,12 @@ def run(
         bool, typer.Option(help="Flag tool results that read like instructions to the model (prompt injection).")
     ] = False,
     tools_per_turn: ToolsPerTurnOption = None,
+    memory: Annotated[
+        Path | None, typer.Option(help="Give the agent remember/recall/forget over notes kept in this SQLite file.")
+    ] = None,
+    context_budget: Annotated[
+        int | None, typer.Option(min=64, help="Keep each request under this many tokens (old rounds summarised).")
+    ] = None,
 ) -> None:
     """Run an agent on PROMPT, showing every round as it happens."""
     try:
@@ -110,6 +118,8 @@ def run(
             adapter=adapter,
         )
         tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
+        if memory is not None:
+            tool_set = [*tool_set, *memory_tools(NoteStore(memory))]
         sandbox = SandboxedPython(warm=1) if code_actions else None
         agent = Agent(
             chosen,
@@ -120,8 +130,9 @@ def run(
             code_actions=sandbox,
             flag_instructions=flag_instructions,
             tools_per_turn=tools_per_turn,
+            context_budget=ContextBudget(context_budget) if context_budget else None,
         )
-    except ValueError as exc:
+    except (ValueError, sqlite3.Error) as exc:
         raise fail(str(exc)) from None
     if not json_output and model == "scripted":
         console.print(
