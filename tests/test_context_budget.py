@@ -3,6 +3,7 @@ one the providers accept (checked on the wire against real HTTP servers speaking
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -92,7 +93,7 @@ def anthropic_problems(body: dict) -> list[str]:
     problems, messages = [], body["messages"]
     if messages[0]["role"] != "user":
         problems.append("the first message is not the user's")
-    for before, after in zip(messages, messages[1:], strict=False):
+    for before, after in itertools.pairwise(messages):
         if before["role"] == after["role"]:
             problems.append(f"two {after['role']} messages in a row")
     for i, m in enumerate(messages):

@@ -49,16 +49,16 @@ def test_concurrent_writers_in_several_processes_lose_nothing(tmp_path):
 def test_an_agent_remembers_in_one_run_and_recalls_in_the_next(tmp_path):
     path = tmp_path / "agent.db"
     first = Agent(
-        ScriptedModel([call("remember", note="The user's dog is called Biscuit.", tags=["pets"]),
-                       call("finish", answer="Noted.")]),  # fmt: skip
+        ScriptedModel(
+            [call("remember", note="The user's dog is called Biscuit.", tags=["pets"]), call("finish", answer="Noted.")]
+        ),
         memory_tools(NoteStore(path), author="assistant"),
     )
     assert first.run_sync("My dog is called Biscuit.").answer == "Noted."
 
     log = tmp_path / "second.jsonl"
     second = Agent(
-        ScriptedModel([call("recall", query="dog name"), call("forget", note_id=99),
-                       call("finish", answer="Biscuit")]),  # fmt: skip
+        ScriptedModel([call("recall", query="dog name"), call("forget", note_id=99), call("finish", answer="Biscuit")]),
         memory_tools(NoteStore(path)),  # a new store object on the same file: a restarted process
     )
     result = second.run_sync("What is my dog called?", log=log)

@@ -17,7 +17,7 @@ from toollab.formats import FORMATS
 from toollab.harness import Agent, ContextBudget, RunResult, RunStatus
 from toollab.harness.model import ModelError
 from toollab.harness.request import policy_of
-from toollab.interfaces import eval_cli, lab_cli, serve_cli, toolformer_cli, train_cli, workflow_cli
+from toollab.interfaces import eval_cli, lab_cli, rag_cli, serve_cli, toolformer_cli, train_cli, workflow_cli
 from toollab.interfaces.live import RoundPrinter, result_json, show_result
 from toollab.interfaces.loading import load_local, load_tools
 from toollab.interfaces.options import (
@@ -34,6 +34,8 @@ from toollab.interfaces.options import (
 from toollab.memory import NoteStore, memory_tools
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.models.switches import Switches
+from toollab.rag import SYSTEM_PROMPT as RAG_PROMPT
+from toollab.rag import rag_tools, search_first
 from toollab.retrieval import Catalogue
 from toollab.sandbox import SandboxedPython
 from toollab.tools import add, calculator, multiply
@@ -49,6 +51,7 @@ app.command("train")(train_cli.train)
 app.command("train-export")(train_cli.train_export)
 app.add_typer(toolformer_cli.app, name="toolformer")
 app.add_typer(workflow_cli.app, name="workflow")
+app.add_typer(rag_cli.app, name="rag")
 
 
 @app.callback()
@@ -102,6 +105,9 @@ def run(
     memory: Annotated[
         Path | None, typer.Option(help="Give the agent remember/recall/forget over notes kept in this SQLite file.")
     ] = None,
+    docs: Annotated[
+        Path | None, typer.Option(help="Answer from this folder of documents (its index is built when missing).")
+    ] = None,
     context_budget: Annotated[
         int | None, typer.Option(min=64, help="Keep each request under this many tokens (old rounds summarised).")
     ] = None,
@@ -117,7 +123,9 @@ def run(
             switches=Switches.parse(switches),
             adapter=adapter,
         )
-        tool_set = load_tools(tools) if tools else DEFAULT_TOOLS
+        tool_set = load_tools(tools) if tools else [] if docs else DEFAULT_TOOLS
+        if docs is not None:
+            tool_set = [*tool_set, *rag_tools(rag_cli.load_or_build(docs, stderr if json_output else console), chosen)]
         if memory is not None:
             tool_set = [*tool_set, *memory_tools(NoteStore(memory))]
         sandbox = SandboxedPython(warm=1) if code_actions else None
@@ -125,12 +133,13 @@ def run(
             chosen,
             Catalogue(tool_set) if tools_per_turn else tool_set,
             max_steps=max_steps,
-            policy=policy_of(chosen).updated(tool_choice, after_results, parallel),
+            policy=(search_first(chosen) if docs else policy_of(chosen)).updated(tool_choice, after_results, parallel),
             on_event=None if json_output else RoundPrinter(console),
             code_actions=sandbox,
             flag_instructions=flag_instructions,
             tools_per_turn=tools_per_turn,
             context_budget=ContextBudget(context_budget) if context_budget else None,
+            system_prompt=RAG_PROMPT if docs else None,
         )
     except (ValueError, sqlite3.Error) as exc:
         raise fail(str(exc)) from None

@@ -34,7 +34,7 @@ END;
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words that would make every note match a question ("where does the user live?" is about "user" and "live")
 STOPWORDS = frozenset(
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its me "
+    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its me "  # noqa: SIM905
     "my no not of on or our she he so than that the their them then there these they this to was we were what "
     "when where which who why will with would you your".split()
 )
@@ -102,7 +102,9 @@ class NoteStore:
         wanted = [t.strip().lower() for t in tags if t.strip()]
         sql = (
             "SELECT n.id, n.text, n.tags, n.author, n.created FROM notes_index "
-            "JOIN notes n ON n.id = notes_index.rowid WHERE notes_index MATCH ?" + " AND (' ' || n.tags || ' ') LIKE ?" * len(wanted) + " ORDER BY rank LIMIT ?"
+            "JOIN notes n ON n.id = notes_index.rowid WHERE notes_index MATCH ?"
+            + " AND (' ' || n.tags || ' ') LIKE ?" * len(wanted)
+            + " ORDER BY rank LIMIT ?"
         )
         with self._connect() as db:
             rows = db.execute(sql, (match, *(f"% {t} %" for t in wanted), k)).fetchall()

@@ -26,12 +26,13 @@ def background() -> tuple[str, ...]:
     )
 
 
-def bm25_index(documents: Sequence[str]) -> Any:
-    """A bm25s index of the documents followed by the background corpus (score rows: documents first)."""
+def bm25_index(documents: Sequence[str], with_background: bool = True) -> Any:
+    """A bm25s index of the documents followed by the background corpus (score rows: documents first). A corpus
+    of its own size (document passages) needs no background: `with_background=False`."""
     import bm25s
 
     retriever = bm25s.BM25()
-    corpus = [*documents, *background()]
+    corpus = [*documents, *background()] if with_background else list(documents)
     retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
     return retriever
 

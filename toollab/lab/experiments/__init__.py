@@ -13,6 +13,7 @@ from toollab.lab.experiments import (
     injection,
     planning,
     protocol,
+    rag,
     retrieval,
     retriever,
     stages,
@@ -34,6 +35,7 @@ EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
     "retrieval": retrieval.run,
     "retriever": retriever.run,
     "toolformer": toolformer.run,
+    "rag": rag.run,
 }
 
 __all__ = ["EXPERIMENTS", "Report", "Settings"]
