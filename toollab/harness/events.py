@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from toollab.harness.jsonl import json_line, read_jsonl
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
-from toollab.harness.result import Round, RunStatus
+from toollab.harness.result import Round, RunResult, RunStatus
 
 
 class _Event(BaseModel):
@@ -127,6 +127,18 @@ class RunEnded(_Event):
     error: str | None = None
     error_source: str | None = None
     duration_seconds: float = 0.0
+
+
+def run_ended(result: RunResult) -> RunEnded:
+    """The event that records how a run ended (an agent's or a workflow's)."""
+    return RunEnded(
+        status=result.status,
+        answer=result.answer,
+        usage=result.usage,
+        error=result.error,
+        error_source=result.error_source,
+        duration_seconds=result.duration_seconds,
+    )
 
 
 Event = Annotated[

@@ -8,7 +8,7 @@ from typing import Any
 
 from toollab.harness import errors
 from toollab.harness.arguments import NestedTooDeeply, problem, too_deep
-from toollab.harness.events import Event, RoundEnded, RunEnded
+from toollab.harness.events import Event, RoundEnded, run_ended
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.result import Round, RoundKind, RunResult, RunStatus
 from toollab.tools import Tool
@@ -170,13 +170,4 @@ class RunState:
             error_source=source,
         )
         if self.sinks:
-            self.emit(
-                RunEnded(
-                    status=status,
-                    answer=answer,
-                    usage=self.usage,
-                    error=error,
-                    error_source=source,
-                    duration_seconds=self.result.duration_seconds,
-                )
-            )
+            self.emit(run_ended(self.result))

@@ -18,10 +18,10 @@ from toollab.harness.events import (
     ModelRequested,
     ModelResponded,
     RoundEnded,
-    RunEnded,
     StepFailed,
     ToolCalled,
     ToolReturned,
+    run_ended,
 )
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage, UserMessage
 from toollab.harness.model import Model, ModelError
@@ -203,14 +203,5 @@ class Session:
             error_source=source,
             failures=list(self.failures),
         )
-        self.emit(
-            RunEnded(
-                status=status,
-                answer=answer,
-                usage=self.usage,
-                error=error,
-                error_source=source,
-                duration_seconds=result.duration_seconds,
-            )
-        )
+        self.emit(run_ended(result))
         return result
