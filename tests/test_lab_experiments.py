@@ -242,8 +242,8 @@ def test_an_experiment_runs_the_same_over_http(tmp_path):
     assert over_http == pytest.approx(in_process)
 
 
-MODEL_FREE = {"retrieval"}
-OWN_RECORDS = {"rag"}  # asks the handbook's questions, recorded per strategy in answers.jsonl  # compares retrievers; it never sends the model a request
+MODEL_FREE = {"retrieval"}  # compares retrievers; it never sends the model a request
+OWN_RECORDS = {"rag"}  # asks the handbook's questions, recorded per strategy in answers.jsonl
 
 
 # "retriever" trains retrievers and sends no request either; tests/test_retrieval_training.py runs it. "toolformer"

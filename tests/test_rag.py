@@ -168,6 +168,13 @@ def test_the_command_line_indexes_searches_and_answers_from_a_folder(folder, tmp
     record = json.loads(ran.stdout)
     assert record["answer"] == "Marmalade [notes.txt#0]"
     assert "office cat is called Marmalade" in record["messages"][3]["content"]
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps(["Marmalade [notes.txt#0]"]))
+    fixed = CliRunner().invoke(app, ["run", "What is the cat called?", "--docs", str(folder), "--rag", "hybrid",
+                                     "--model", f"scripted:{answer}"])  # fmt: skip
+    assert fixed.exit_code == 0 and "round 1: hybrid/answer" in fixed.output and "Marmalade" in fixed.output
+    unknown = CliRunner().invoke(app, ["run", "q", "--docs", str(folder), "--rag", "magic"])
+    assert unknown.exit_code == 2 and "unknown retrieval strategy 'magic'" in unknown.output
     bad = CliRunner().invoke(app, ["rag", "search", str(folder), "x", "--collection", "nope"])
     assert bad.exit_code == 2 and "no collection 'nope'" in bad.output
 

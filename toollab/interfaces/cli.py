@@ -34,8 +34,8 @@ from toollab.interfaces.options import (
 from toollab.memory import NoteStore, memory_tools
 from toollab.models.registry import MODEL_FORMS, is_local, load_model
 from toollab.models.switches import Switches
+from toollab.rag import AGENT, LOCAL_STRATEGY, PIPELINES, pipeline, rag_strategy, rag_tools, search_first
 from toollab.rag import SYSTEM_PROMPT as RAG_PROMPT
-from toollab.rag import rag_tools, search_first
 from toollab.retrieval import Catalogue
 from toollab.sandbox import SandboxedPython
 from toollab.tools import add, calculator, multiply
@@ -108,6 +108,13 @@ def run(
     docs: Annotated[
         Path | None, typer.Option(help="Answer from this folder of documents (its index is built when missing).")
     ] = None,
+    rag: Annotated[
+        str,
+        typer.Option(
+            help="How --docs is searched: agent (the model chooses among the retrieval tools) or a fixed pipeline "
+            f"({', '.join(PIPELINES)}); auto: {LOCAL_STRATEGY} for local models, agent for others."
+        ),
+    ] = "auto",
     context_budget: Annotated[
         int | None, typer.Option(min=64, help="Keep each request under this many tokens (old rounds summarised).")
     ] = None,
@@ -123,9 +130,11 @@ def run(
             switches=Switches.parse(switches),
             adapter=adapter,
         )
+        strategy = rag_strategy(rag, local)
         tool_set = load_tools(tools) if tools else [] if docs else DEFAULT_TOOLS
-        if docs is not None:
-            tool_set = [*tool_set, *rag_tools(rag_cli.load_or_build(docs, stderr if json_output else console), chosen)]
+        documents = rag_cli.load_or_build(docs, stderr if json_output else console) if docs is not None else None
+        if documents is not None:
+            tool_set = [*tool_set, *rag_tools(documents, chosen)]
         if memory is not None:
             tool_set = [*tool_set, *memory_tools(NoteStore(memory))]
         sandbox = SandboxedPython(warm=1) if code_actions else None
@@ -152,7 +161,12 @@ def run(
             load_local(chosen, stderr if json_output else console, agent.policy)
         except ModelError as exc:
             raise fail(str(exc)) from None
-    result = asyncio.run(_run_agent(agent, prompt, log, sandbox))
+    if documents is not None and strategy != AGENT:
+        flow = pipeline(strategy, documents, chosen)
+        flow.on_event = None if json_output else RoundPrinter(console)
+        result: RunResult = asyncio.run(flow.run(prompt, log=log))
+    else:
+        result = asyncio.run(_run_agent(agent, prompt, log, sandbox))
     if json_output:
         print(json.dumps(result_json(result), ensure_ascii=False))
     else:

@@ -24,9 +24,8 @@ from toollab.lab.experiments.common import Report, Settings, bar_plot, cell, mea
 from toollab.lab.handbook.reader import SimulatedReader, normal
 from toollab.lab.handbook.world import KINDS, Question, handbook, questions
 from toollab.lab.simulated.model import SimulatedModel
-from toollab.rag import PIPELINES, SYSTEM_PROMPT, DocumentIndex, pipeline, rag_tools, search_first
+from toollab.rag import AGENT, PIPELINES, SYSTEM_PROMPT, DocumentIndex, pipeline, rag_tools, search_first
 
-AGENT = "agent"
 MAX_STEPS = 6
 _CITED = re.compile(r"\[([^\]\s]+#\d+)\]")
 

@@ -38,7 +38,7 @@ def passages_in(messages: Sequence[Message]) -> list[tuple[str, str]]:
 
 
 class SimulatedReader:
-    name = "simulated reader"
+    name = "handbook reader (simulated)"
 
     def __init__(self, book: Handbook, asked: Sequence[Question]):
         self.book = book
