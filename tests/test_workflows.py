@@ -128,6 +128,7 @@ def test_a_tokens_per_minute_budget_sets_the_concurrency():
     assert result.status == RunStatus.COMPLETED and result.answer.startswith("6 of 6 branches answered.")
     assert pages.most == 2 and budget.most_in_flight == 2
     assert result.usage.total_tokens == 6000
+    assert flow.run_sync("again").status == RunStatus.COMPLETED  # a budget outlives one event loop
 
 
 async def test_a_budget_lets_a_request_larger_than_itself_run_alone():

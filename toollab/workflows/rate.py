@@ -26,6 +26,7 @@ class TokensPerMinute:
         self._reserved = 0
         self._in_flight = 0
         self._changed = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.most_in_flight = 0  # the highest concurrency the budget allowed (reported by benchmarks)
 
     def _spent_in_window(self) -> int:
@@ -41,6 +42,9 @@ class TokensPerMinute:
 
     async def acquire(self, tokens: int) -> None:
         """Wait until `tokens` fit the budget, then reserve them."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # an Event waits on one loop; a budget outlives a run (`run_sync` twice)
+            self._loop, self._changed = loop, asyncio.Event()
         while not self._fits(tokens):
             self._changed.clear()
             expiry = self._spent[0][0] + self.window - self.clock() if self._spent else None

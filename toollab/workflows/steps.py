@@ -1,5 +1,6 @@
-"""Steps: what a workflow is made of. Each takes text and gives text within a `Session`; the patterns
-(`toollab.workflows.patterns`) are steps too, so they compose (a chain of routes, parallel evaluator loops)."""
+"""Steps: what a workflow is made of. Each takes text and gives text within a `Session`; the patterns (`Chain`,
+`Route`, `Parallel`, `OrchestratorWorkers`, `EvaluatorOptimizer`) are steps too, so they compose (a chain of
+routes, parallel evaluator loops)."""
 
 from __future__ import annotations
 
