@@ -187,8 +187,10 @@ def test_the_embedded_model_answers_a_handbook_question_through_the_tools(tmp_pa
     index, _ = DocumentIndex.build(book.write(tmp_path / "handbook"))
     model = load_model("local", max_new_tokens=96)
     q = questions(book, 1, 0)[0]
-    from toollab.rag import SYSTEM_PROMPT
+    from toollab.rag import SYSTEM_PROMPT, search_first
 
-    result = Agent(model, rag_tools(index, model), system_prompt=SYSTEM_PROMPT, max_steps=3).run_sync(q.text)
+    # as `toollab run --docs --rag agent` runs it: left to choose, this model answers from memory without searching
+    agent = Agent(model, rag_tools(index, model), system_prompt=SYSTEM_PROMPT, max_steps=3, policy=search_first(model))
+    result = agent.run_sync(q.text)
     assert_history_consistent(result.messages)
     assert result.answer is not None and result.tool_calls  # it searched before answering
