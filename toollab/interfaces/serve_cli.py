@@ -7,8 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from toollab.interfaces.loading import load_tools
-from toollab.interfaces.options import fail
+from toollab.harness.model import ModelError
+from toollab.interfaces.loading import load_local, load_tools
+from toollab.interfaces.options import AdapterOption, Constrained, fail, stderr
+from toollab.models.registry import MODEL_FORMS, load_model
 
 mcp_app = typer.Typer(help="Serve tools over MCP.", no_args_is_help=True)
 rest_app = typer.Typer(help="Serve tools over REST, with an OpenAPI document.", no_args_is_help=True)
@@ -16,6 +18,7 @@ rest_app = typer.Typer(help="Serve tools over REST, with an OpenAPI document.", 
 MCP_KEY_ENV = "MCP_API_KEY"
 REST_KEY_ENV = "TOOLLAB_API_KEY"
 UPSTREAM_KEY_ENV = "UPSTREAM_API_KEY"
+SERVE_KEY_ENV = "TOOLLAB_SERVE_KEY"
 
 Host = Annotated[str, typer.Option(help="Address to bind; 127.0.0.1 keeps the server on this machine.")]
 AllowSideEffects = Annotated[
@@ -102,3 +105,29 @@ def gateway(
         serve_gateway(openapi, upstream, agent_key=agent_key, upstream_key=upstream_key, host=host, port=port)
     except ValueError as exc:
         raise fail(str(exc)) from None
+
+
+def serve(
+    model: Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}.")] = "local",
+    host: Host = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+    name: Annotated[str | None, typer.Option(help="The model's id in /v1/models and responses.")] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 256,
+    constrained: Constrained = None,
+    adapter: AdapterOption = None,
+) -> None:
+    """Serve MODEL behind an OpenAI-compatible endpoint: POST /v1/chat/completions (tools, every tool_choice,
+    parallel_tool_calls, streaming, usage) and GET /v1/models. With $TOOLLAB_SERVE_KEY set, clients must send
+    `Authorization: Bearer $TOOLLAB_SERVE_KEY`."""
+    try:
+        chosen = load_model(model, max_new_tokens=max_new_tokens, constrained=constrained, adapter=adapter)
+        load_local(chosen, stderr)
+    except (ValueError, ModelError) as exc:
+        raise fail(str(exc)) from None
+    import uvicorn
+
+    from toollab.interfaces.chat import chat_app
+
+    app = chat_app(chosen, name=name, api_key=os.environ.get(SERVE_KEY_ENV) or None)
+    stderr.print(f"[dim]serving {name or chosen.name} on http://{host}:{port}/v1[/dim]")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
