@@ -159,7 +159,8 @@ def run(
         )
     if local:
         try:
-            load_local(chosen, stderr if json_output else console, agent.policy)
+            pipeline_run = documents is not None and strategy != AGENT
+            load_local(chosen, stderr if json_output else console, agent.policy, calls=not pipeline_run)
         except ModelError as exc:
             raise fail(str(exc)) from None
     if documents is not None and strategy != AGENT:

@@ -57,9 +57,10 @@ def load_tools(ref: str) -> list[Tool]:
     return as_tools(load_object(ref))
 
 
-def load_local(model: Any, out: Console, policy: CallPolicy | None = None) -> None:
+def load_local(model: Any, out: Console, policy: CallPolicy | None = None, calls: bool = True) -> None:
     """Load a local model's weights before the work starts, saying so (the first load takes about 20 s), with
-    how it will be asked for calls (`policy`, the model's own by default).
+    how it will be asked for calls (`policy`, the model's own by default; not said when `calls` is False: a
+    workflow asks for text).
 
     Models without weights to load pass through. Raises ModelError when the weights cannot be loaded.
     """
@@ -69,11 +70,11 @@ def load_local(model: Any, out: Console, policy: CallPolicy | None = None) -> No
         loaded = model.load()
     decoding = "constrained" if getattr(model, "constraint", None) is not None else "unconstrained"
     asked = policy or policy_of(model)
-    calls = "several calls a turn" if asked.parallel else "one call a turn"
+    turns = "several calls a turn" if asked.parallel else "one call a turn"
+    how = f"; tool choice {asked.first_turn} on the first turn, {asked.after_results} after results, {turns}"
     out.print(
         f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.weights}), "
-        f"format {model.format.name}, {decoding}; tool choice {asked.first_turn} on the first turn, "
-        f"{asked.after_results} after results, {calls}[/dim]"
+        f"format {model.format.name}, {decoding}{how if calls else ''}[/dim]"
     )
 
 
