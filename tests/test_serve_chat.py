@@ -170,3 +170,33 @@ def test_the_embedded_model_answers_required_with_a_call_that_parses_and_fits_th
                 call = client.chat.completions.create(**asked).choices[0].message.tool_calls[0]
                 name, arguments = call.function.name, call.function.arguments
             assert name == "get_weather" and isinstance(json.loads(arguments)["city"], str)
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_the_openai_agents_sdk_runs_an_agent_against_it(streamed):
+    import asyncio
+
+    import agents
+
+    agents.set_tracing_disabled(True)  # nothing leaves this machine
+
+    @agents.function_tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return {"Oslo, Norway": "sunny", "Bergen": "rain"}[city]
+
+    with serving(weather_model()) as url:
+        client = openai.AsyncOpenAI(base_url=url, api_key="unused", max_retries=0)
+        model = agents.OpenAIChatCompletionsModel(model="scripted-weather", openai_client=client)
+        agent = agents.Agent(name="weather", instructions="Answer about the weather.", model=model,
+                             tools=[get_weather])  # fmt: skip
+
+        async def run() -> str:
+            if not streamed:
+                return (await agents.Runner.run(agent, "What is the weather?")).final_output
+            result = agents.Runner.run_streamed(agent, "What is the weather?")
+            async for _ in result.stream_events():
+                pass
+            return result.final_output
+
+        assert asyncio.run(run()) == "It is rain there."
