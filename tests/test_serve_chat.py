@@ -128,6 +128,8 @@ def test_bad_requests_get_a_400_that_says_what_is_wrong_and_a_key_is_checked():
               "tool_choice": {"type": "function", "function": {"name": "nope"}}}, "not among the tools"),
             ({"messages": [{"role": "wizard", "content": "x"}]}, "unknown role 'wizard'"),
             ({"messages": []}, "at least one message"),
+            ({"messages": [{"role": "user", "content": "x"}], "n": 2}, "n must be 1"),
+            ({"messages": [{"role": "user", "content": "x"}], "stop": ["\n"]}, "stop sequences are not supported"),
         ]  # fmt: skip
         for body, expected in cases:
             with pytest.raises(openai.BadRequestError, match=expected):

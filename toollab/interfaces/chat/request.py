@@ -49,6 +49,8 @@ class ChatRequest(BaseModel):
     parallel_tool_calls: bool | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
+    n: int | None = None
+    stop: str | list[str] | None = None
 
 
 def tool_choice(value: str | dict[str, Any] | None, names: list[str]) -> str:
@@ -75,6 +77,10 @@ def read(request: ChatRequest) -> tuple[list[Message], RequestParams]:
     """The conversation and the request parameters; raises BadRequest for what cannot be served."""
     if not request.messages:
         raise BadRequest("messages must hold at least one message", "messages")
+    if request.n not in (None, 1):
+        raise BadRequest(f"n must be 1: this server writes one choice per request, not {request.n}", "n")
+    if request.stop:  # silently ignoring them would hand back text past where the client asked to stop
+        raise BadRequest("stop sequences are not supported; leave stop out", "stop")
     try:
         messages = from_openai(request.messages)
     except (ValueError, TypeError, AttributeError) as exc:
