@@ -24,6 +24,7 @@ from toollab.harness.events import (
     RunResumed,
     RunStarted,
     ToolCalled,
+    ToolReported,
     ToolReturned,
     read_events,
 )
@@ -220,6 +221,7 @@ class Agent:
         dispatcher = copy.copy(self._dispatcher)
         dispatcher.on_call = lambda call: run.emit(ToolCalled(call=call))
         dispatcher.on_result = lambda result, seconds: run.emit(ToolReturned(result=result, seconds=seconds))
+        dispatcher.reporter = lambda call: EventReporter(run, call.id)
         return dispatcher
 
     def _limit_reached(self, run: RunState) -> RunStatus | None:
@@ -418,6 +420,19 @@ class Agent:
                 results[call.id] = dispatcher.fail(call, errors.interrupted(call.name), errors.INTERRUPTED)
         record = run.next_round(response.message, response.usage, response.seconds, 0.0)
         run.close_round(response.message, results, record)
+
+
+class EventReporter:
+    """A running call's progress and log reports, as `tool_report` events of the run."""
+
+    def __init__(self, run: RunState, call_id: str):
+        self.run, self.call_id = run, call_id
+
+    async def progress(self, done: float, total: float | None, message: str | None) -> None:
+        self.run.emit(ToolReported(call_id=self.call_id, kind="progress", done=done, total=total, message=message))
+
+    async def log(self, level: str, message: str) -> None:
+        self.run.emit(ToolReported(call_id=self.call_id, kind="log", level=level, message=message))
 
 
 def _sorted_sources(tools: Iterable[Tool | Toolset] | Toolset) -> tuple[list[Tool], list[Toolset]]:

@@ -21,6 +21,7 @@ from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.messages import ToolCall, ToolResultMessage
 from toollab.harness.threads import tool_threads
 from toollab.tools import InvalidArguments, Tool, ToolError
+from toollab.tools.reporting import Reporter, current_reporter
 
 Approver = Callable[[ToolCall, Tool], "bool | Awaitable[bool]"]
 ResultObserver = Callable[[ToolResultMessage, float], None]
@@ -62,6 +63,7 @@ class Dispatcher:
         on_call: CallObserver | None = None,
         on_result: ResultObserver | None = None,
         screen: Callable[[ToolResultMessage], ToolResultMessage] | None = None,
+        reporter: Callable[[ToolCall], Reporter | None] | None = None,
     ):
         self.tools = by_name(tools)
         if max_concurrency < 1:
@@ -72,6 +74,7 @@ class Dispatcher:
         self.on_call = on_call
         self.on_result = on_result
         self.screen = screen  # applied to every result a tool produced, before anyone sees it
+        self.reporter = reporter  # where a call's progress and log reports go (`toollab.tools.reporting`)
 
     def with_tools(self, tools: Iterable[Tool]) -> Dispatcher:
         """This dispatcher (its approval, observers and screen) for another set of tools."""
@@ -134,6 +137,7 @@ class Dispatcher:
         if tool.side_effects and not await self._approved(call.model_copy(update={"arguments": arguments}), tool):
             return self._done(call, errors.denied(tool, self.approve is not None), started, errors.DENIED)
         token = current_call.set(call)
+        listening = current_reporter.set(self.reporter(call) if self.reporter is not None else None)
         try:
             if semaphore is None:
                 value = await self._execute(tool, bound)
@@ -147,6 +151,7 @@ class Dispatcher:
         except (Exception, SystemExit) as exc:  # a tool's bug must reach the model, not crash the run
             return self._done(call, errors.tool_failed(tool, exc), started, errors.TOOL_ERROR)
         finally:
+            current_reporter.reset(listening)
             current_call.reset(token)
         try:
             content = to_content(value)

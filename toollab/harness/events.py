@@ -100,6 +100,18 @@ class ToolReturned(_Event):
     parent: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
+class ToolReported(_Event):
+    """What a running call reported (`toollab.tools.reporting`): progress (`done` of `total`) or a log line."""
+
+    event: Literal["tool_report"] = "tool_report"
+    call_id: str
+    kind: Literal["progress", "log"]
+    done: float | None = None
+    total: float | None = None
+    level: str | None = None
+    message: str | None = None
+
+
 class MessageAdded(_Event):
     """A message the harness adds itself: the request for a final answer once `reason` (a limit) was hit."""
 
@@ -152,7 +164,8 @@ Event = Annotated[
     | RunResumed
     | RunEnded
     | StepFailed
-    | ContextTrimmed,
+    | ContextTrimmed
+    | ToolReported,
     Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

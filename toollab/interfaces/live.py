@@ -18,6 +18,7 @@ from toollab.harness.events import (
     ModelResponded,
     RoundEnded,
     StepFailed,
+    ToolReported,
     ToolReturned,
 )
 
@@ -62,6 +63,13 @@ class RoundPrinter:
             )
         elif isinstance(event, MessageAdded):
             self.out.print(Text.assemble(("harness", "yellow"), f": {event.message.content}"))
+        elif isinstance(event, ToolReported):
+            if event.kind == "progress":
+                of = f" of {event.total:g}" if event.total is not None else ""
+                said = f"{event.done:g}{of}" + (f": {event.message}" if event.message else "")
+            else:
+                said = f"{event.level}: {event.message}"
+            self.out.print(Text.assemble((f"  {event.kind}", "dim"), f" {said}  ", (event.call_id, "dim")))
         elif isinstance(event, StepFailed):
             self.out.print(Text.assemble(("step failed", "red"), f" {event.step}: {event.error}"))
         elif isinstance(event, ContextTrimmed):

@@ -1,5 +1,6 @@
 """Tools: functions with a name, a description written for the model, and a JSON Schema for their arguments."""
 
+from toollab.tools import reporting
 from toollab.tools.arithmetic import add, calculator, multiply
 from toollab.tools.tool import InvalidArguments, Tool, ToolError, ToolSpec, safe_name, tool
 from toollab.tools.validation import ArgumentProblem
@@ -13,6 +14,7 @@ __all__ = [
     "add",
     "calculator",
     "multiply",
+    "reporting",
     "safe_name",
     "tool",
 ]

@@ -47,6 +47,29 @@ class _DispatchedTool(FastMCPTool):
         return ToolResult(content=[TextContent(type="text", text=result.content)], is_error=result.is_error)
 
 
+class ClientReporter:
+    """A call's progress and log reports as the MCP client's notifications (of the request being served)."""
+
+    def __init__(self, context: Any):
+        self.context = context
+
+    async def progress(self, done: float, total: float | None, message: str | None) -> None:
+        await self.context.report_progress(done, total, message)
+
+    async def log(self, level: str, message: str) -> None:
+        await self.context.log(message, level=level)
+
+
+def client_reporter(call: ToolCall) -> ClientReporter | None:
+    """The reporter of the MCP request now being served (None outside one)."""
+    from fastmcp.server.dependencies import get_context
+
+    try:
+        return ClientReporter(get_context())
+    except RuntimeError:  # no request context: nobody to tell
+        return None
+
+
 def token_verifier(token: str) -> DebugTokenVerifier:
     """Accepts exactly `token`, compared in constant time."""
     if not token:
@@ -63,7 +86,7 @@ def mcp_server(
     Tools with side effects run only when `approve(call, tool)` says yes; without an approver they are refused,
     as in-process (a remote client cannot be asked)."""
     tools = list(tools)
-    dispatcher = Dispatcher(tools, approve=approve)
+    dispatcher = Dispatcher(tools, approve=approve, reporter=client_reporter)
     server = FastMCP(name, auth=token_verifier(token) if token is not None else None)
     ids = itertools.count(1)
     for tool in tools:
