@@ -5,7 +5,6 @@ budget)."""
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from contextlib import contextmanager
@@ -13,6 +12,7 @@ from contextlib import contextmanager
 import openai
 import pytest
 import uvicorn
+from conftest import free_port
 
 from toollab.harness import Agent, RunStatus
 from toollab.harness.messages import ToolCall, ToolResultMessage
@@ -34,9 +34,7 @@ WEATHER = {
 @contextmanager
 def serving(model, api_key=None):
     """The app under uvicorn on a free port of 127.0.0.1, in a thread; yields its base URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(chat_app(model, api_key=api_key), host="127.0.0.1", port=port,
                                            log_level="warning"))  # fmt: skip
     thread = threading.Thread(target=server.run, daemon=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from toollab.workflows.parallel import budget_of, report, run_branches
+from toollab.workflows.parallel import aggregated, budget_of, run_branches
 from toollab.workflows.rate import TokensPerMinute
 from toollab.workflows.session import Session
 from toollab.workflows.steps import Step, named
@@ -50,10 +50,7 @@ class OrchestratorWorkers:
         if not planned:
             raise session.failed(named(here, self.plan.name), "the plan lists no subtasks", "model")
         work = {f"subtask {i}": (self.worker, task) for i, task in enumerate(planned[: self.max_workers], 1)}
-        answers, failed = await run_branches(session, work, here, self.budget, self.estimate, None)
-        gathered = report(answers, failed, list(work))
+        gathered = await run_branches(session, work, here, self.budget, self.estimate, None)
         if len(planned) > self.max_workers:
             gathered += f"\n\n(The plan had {len(planned)} subtasks; the first {self.max_workers} ran: max_workers.)"
-        if self.synthesise is None:
-            return gathered
-        return await self.synthesise.run(session, f"Task:\n{text}\n\n{gathered}", here)
+        return await aggregated(session, self.synthesise, text, gathered, here)

@@ -39,8 +39,8 @@ async def run_branches(
     budget: TokensPerMinute | None,
     estimate: int,
     max_concurrency: int | None,
-) -> tuple[dict[str, str], dict[str, str]]:
-    """Run each branch's step on its input at once (within the budget); their answers and their failures (each
+) -> str:
+    """Run each branch's step on its input at once (within the budget); the `report` of what came back (each
     failure also recorded in the session). Anything but a step failure (a gate, the request cap, a bug) cancels
     the rest and propagates."""
     answers: dict[str, str] = {}
@@ -71,7 +71,14 @@ async def run_branches(
     if not answers:
         errors = "; ".join(f"{n}: {failed[n]}" for n in branches)
         raise session.failed(here, f"every branch failed ({errors})", "harness")
-    return answers, failed
+    return report(answers, failed, list(branches))
+
+
+async def aggregated(session: Session, step: Step | None, task: str, gathered: str, here: str) -> str:
+    """The aggregation step's answer to the task and the branches' report (the report itself without one)."""
+    if step is None:
+        return gathered
+    return await step.run(session, f"Task:\n{task}\n\n{gathered}", here)
 
 
 class Parallel:
@@ -101,8 +108,5 @@ class Parallel:
     async def run(self, session: Session, text: str, path: str) -> str:
         here = named(path, self.name)
         work = {name: (step, text) for name, step in self.branches.items()}
-        answers, failed = await run_branches(session, work, here, self.budget, self.estimate, self.max_concurrency)
-        gathered = report(answers, failed, list(self.branches))
-        if self.aggregate is None:
-            return gathered
-        return await self.aggregate.run(session, f"Task:\n{text}\n\n{gathered}", here)
+        gathered = await run_branches(session, work, here, self.budget, self.estimate, self.max_concurrency)
+        return await aggregated(session, self.aggregate, text, gathered, here)

@@ -36,9 +36,10 @@ class TokensPerMinute:
         return sum(tokens for _, tokens in self._spent)
 
     def _fits(self, tokens: int) -> bool:
-        if self._in_flight == 0 and not self._spent_in_window():
+        spent = self._spent_in_window()
+        if self._in_flight == 0 and not spent:
             return True  # alone, anything runs
-        return self._spent_in_window() + self._reserved + tokens <= self.limit
+        return spent + self._reserved + tokens <= self.limit
 
     async def acquire(self, tokens: int) -> None:
         """Wait until `tokens` fit the budget, then reserve them."""

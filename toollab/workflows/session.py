@@ -183,10 +183,9 @@ class Session:
         self.messages.append(AssistantMessage(tool_calls=[call]))
         self.emit(ToolCalled(call=call))
 
-    def returned(self, result: ToolResultMessage, seconds: float, emit: bool = True) -> None:
+    def returned(self, result: ToolResultMessage, seconds: float) -> None:
         self.messages.append(result)
-        if emit:
-            self.emit(ToolReturned(result=result, seconds=seconds))
+        self.emit(ToolReturned(result=result, seconds=seconds))
 
     def end(
         self, status: RunStatus, answer: str | None, error: str | None = None, source: str | None = None
