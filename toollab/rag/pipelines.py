@@ -11,7 +11,7 @@ from toollab.harness.messages import UserMessage
 from toollab.harness.model import Model
 from toollab.rag.index import DocumentIndex, Hit, fuse
 from toollab.rag.prompts import ANSWER, DECOMPOSE, HYPOTHETICAL, REWRITE
-from toollab.rag.tools import SHOWN_CHARACTERS
+from toollab.rag.tools import SHOWN_CHARACTERS, listed
 from toollab.workflows import Chain, Prompt, Session, Step, Workflow
 
 PIPELINES = ("hybrid", "rerank", "multi-query", "hypothetical", "decompose")
@@ -41,7 +41,7 @@ class Retrieve:
         self.name = "retrieve"
 
     def hits(self, question: str, previous: str) -> list[Hit]:
-        lines = [line.strip(" -*0123456789.)") for line in previous.splitlines() if line.strip()]
+        lines = listed(previous)
         if self.technique == "hybrid":
             return self.index.search(question, self.k)
         if self.technique == "rerank":

@@ -23,8 +23,9 @@ _LINE_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*(.+?)\s*$")
 
 def search_first(model: Model) -> CallPolicy:
     """The model's call policy, with a first turn that must search: a question put to the documents is never
-    answered from the model's memory alone (the embedded model, left to choose, answered every handbook
-    question without searching). Later turns choose freely."""
+    answered from the model's memory alone (the embedded model, left to choose, answered all 5 handbook
+    questions of a first run without searching). Later turns read the passages and choose, search again or
+    answer; the results themselves never become the answer (a local model's default `direct` is switched off)."""
     return replace(policy_of(model), first_turn="required", after_results="auto", direct=False)
 
 
@@ -32,11 +33,15 @@ def shown(hits: Sequence[Hit], empty: str) -> str:
     return "\n".join(p.shown(SHOWN_CHARACTERS) for p, _ in hits) if hits else empty
 
 
+def listed(text: str) -> list[str]:
+    """The items a model wrote one per line, their bullets and numbers removed (nothing else of the line)."""
+    return [m.group(1) for line in text.splitlines() if (m := _LINE_ITEM.match(line))]
+
+
 async def ask_lines(model: Model, prompt: str, most: int) -> list[str]:
-    """A model's answer to `prompt`, one item per line (bullets and numbers removed), at most `most`."""
+    """A model's answer to `prompt`, one item per line, at most `most`."""
     response = await model.request([UserMessage(content=prompt)], RequestParams())
-    lines = [m.group(1) for line in (response.message.content or "").splitlines() if (m := _LINE_ITEM.match(line))]
-    return [line for line in lines if line][:most]
+    return listed(response.message.content or "")[:most]
 
 
 def rag_tools(index: DocumentIndex, model: Model | None = None) -> list[Tool]:
