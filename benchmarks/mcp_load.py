@@ -1,13 +1,19 @@
-"""`tools/call` over MCP (streamable HTTP on 127.0.0.1) against the same no-op tool called in-process.
+"""`tools/call` over MCP (streamable HTTP on 127.0.0.1): `toollab mcp serve` against a bare fastmcp server with
+the same no-op tool, and the same tool called in-process.
 
     python benchmarks/mcp_load.py                          # 1, 10 and 100 concurrent clients, 5 s each
-    python benchmarks/mcp_load.py --clients 1 10 --seconds 10
+    python benchmarks/mcp_load.py --clients 1 10 --seconds 10 --rounds 3
 
-The server is `toollab mcp serve` in its own process, with a bearer token, as in production. Each client has its
-own MCP session and calls in a loop until the time is up; requests per second count completed calls over the
-measured time, and latency is per call. The in-process baseline runs the same number of concurrent loops
-through toollab's Dispatcher. Clients and server share the machine's two cores, so the figures bound what one
-machine does end to end, not what the server alone could take. Errors are counted and expected to be zero.
+Both servers run in their own process, with a bearer token and Host/Origin checks, as in production; the bare one
+is fastmcp's own `FastMCP` with the tool registered by `@server.tool` (what toollab's wrapper must not be slower
+than). Each client has its own MCP session (the same client code for both servers) and calls in a loop until the
+time is up; calls per second count completed calls over the measured time, latency is per call. The servers
+take turns within each level, `--rounds` times, each going first in every other round, so that drift of the
+shared machine hits both alike; the table gives the median round, and each server's own CPU time per call
+(from /proc; the median round's), which depends less on how the clients are scheduled than calls/s does. The
+in-process row runs the same number of loops through toollab's Dispatcher. Clients and server share the
+machine's two cores, so the figures bound what one machine does end to end, not what a server alone could take.
+Errors are counted and expected to be zero.
 """
 
 from __future__ import annotations
@@ -41,6 +47,31 @@ def noop() -> str:
 
 
 TOOLS: list[Tool] = [noop]
+
+
+def serve_bare(port: int) -> None:
+    """The bare fastmcp server: the same tool, token check and Host protection, no toollab in the path."""
+    from fastmcp import FastMCP
+
+    from toollab.interfaces.mcp.server import allowed_hosts, token_verifier
+
+    server = FastMCP("bare", auth=token_verifier(KEY))
+
+    @server.tool
+    def noop() -> str:
+        """Do nothing and say so."""
+        return "ok"
+
+    server.run(
+        transport="http",
+        host="127.0.0.1",
+        port=port,
+        path="/mcp",
+        show_banner=False,
+        host_origin_protection=True,
+        allowed_hosts=allowed_hosts("127.0.0.1"),
+        log_level="warning",
+    )
 
 
 def free_port() -> int:
@@ -88,54 +119,84 @@ async def in_process(clients: int, seconds: float) -> tuple[list[float], int, fl
     return latencies, sum(errors), time.perf_counter() - started
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start(command: list[str], port: int) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen(
+        command, env={**os.environ, "MCP_API_KEY": KEY}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    for _ in range(300):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    asyncio.run(over_mcp(f"http://127.0.0.1:{port}/mcp", 1, 1.0))  # warm-up: imports, first session
+    return server
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 10, 100])
-    parser.add_argument("--seconds", type=float, default=5.0, help="measured time per level")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured time per level and server")
+    parser.add_argument("--rounds", type=int, default=3, help="turns of both servers per level (median shown)")
+    parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    port = free_port()
+    if args.serve_bare is not None:
+        serve_bare(args.serve_bare)
+        return
     here = Path(__file__).resolve()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "toollab", "mcp", "serve", f"{here}:TOOLS", "--transport", "http", "--port", str(port)],
-        env={**os.environ, "MCP_API_KEY": KEY},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
+    ports = {"toollab mcp serve": free_port(), "bare fastmcp": free_port()}
+    toollab_port, bare_port = ports.values()
+    # the server's own CPU time per call: less noisy than calls/s, which also depends on how the clients fare
+    serve = [sys.executable, "-m", "toollab", "mcp", "serve", f"{here}:TOOLS", "--transport", "http"]
+    servers = [
+        start([*serve, "--port", str(toollab_port)], toollab_port),
+        start([sys.executable, str(here), "--serve-bare", str(bare_port)], bare_port),
+    ]
     try:
-        for _ in range(300):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        asyncio.run(over_mcp(url, 1, 1.0))  # warm-up: imports, first session
-        table = Table(title=f"tools/call on a no-op tool, {args.seconds:g} s per level")
-        for column in ("clients", "path", "calls/s", "p50 ms", "p99 ms", "errors", "in-process / MCP calls/s"):
+        table = Table(title=f"tools/call on a no-op tool, {args.seconds:g} s per level, median of {args.rounds} rounds")
+        columns = ("clients", "path", "calls/s", "p50 ms", "p99 ms", "server CPU µs/call", "errors", "toollab / bare")
+        for column in columns:
             table.add_column(column, justify="right")
+        pids = dict(zip(ports, (s.pid for s in servers), strict=True))
         for clients in args.clients:
-            rows = {}
-            for label, run in (
-                ("MCP over HTTP", over_mcp(url, clients, args.seconds)),
-                ("in-process", in_process(clients, args.seconds)),
-            ):
-                latencies, errors, elapsed = asyncio.run(run)
-                rows[label] = (len(latencies) / elapsed, latencies, errors)
-            ratio = rows["in-process"][0] / rows["MCP over HTTP"][0] if rows["MCP over HTTP"][0] else float("inf")
-            for label, (rate, latencies, errors) in rows.items():
+            measured: dict[str, list[tuple[float, list[float], int, float]]] = {n: [] for n in (*ports, "in-process")}
+            for round_ in range(args.rounds):
+                order = list(ports.items()) if round_ % 2 == 0 else list(ports.items())[::-1]  # first goes second
+                for name, port in order:
+                    before = cpu_seconds(pids[name])
+                    latencies, errors, elapsed = asyncio.run(
+                        over_mcp(f"http://127.0.0.1:{port}/mcp", clients, args.seconds)
+                    )
+                    per_call = (cpu_seconds(pids[name]) - before) / max(1, len(latencies))
+                    measured[name].append((len(latencies) / elapsed, latencies, errors, per_call))
+            latencies, errors, elapsed = asyncio.run(in_process(clients, args.seconds))
+            measured["in-process"].append((len(latencies) / elapsed, latencies, errors, float("nan")))
+            rows = {name: sorted(runs, key=lambda r: r[0])[len(runs) // 2] for name, runs in measured.items()}
+            cpu = {name: sorted(r[3] for r in runs)[len(runs) // 2] for name, runs in measured.items()}
+            ratio = rows["toollab mcp serve"][0] / rows["bare fastmcp"][0]
+            cpu_ratio = cpu["toollab mcp serve"] / cpu["bare fastmcp"]
+            for name, (rate, latencies, _, _) in rows.items():
                 table.add_row(
                     str(clients),
-                    label,
+                    name,
                     f"{rate:,.0f}",
                     f"{1000 * percentile(latencies, 50):.2f}",
                     f"{1000 * percentile(latencies, 99):.2f}",
-                    str(errors),
-                    f"{ratio:,.0f}x" if label == "MCP over HTTP" else "",
+                    "" if name == "in-process" else f"{1e6 * cpu[name]:,.0f}",
+                    str(sum(r[2] for r in measured[name])),
+                    f"{ratio:.2f}x calls/s, {cpu_ratio:.2f}x CPU" if name == "toollab mcp serve" else "",
                 )
         Console(width=120).print(table)
     finally:
-        server.kill()
-        server.wait()
+        for server in servers:
+            server.kill()
+            server.wait()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from conftest import ServerProcess, assert_history_consistent, free_port, result
 from toollab import Agent, ScriptedModel, ToolError, call
 from toollab.harness import Dispatcher
 from toollab.interfaces.mcp import MCPServer
+from toollab.tools import Elicited
 
 pytestmark = pytest.mark.slow  # real servers in their own processes
 
@@ -196,15 +197,29 @@ def test_the_official_sdk_client_sees_the_same_tools_and_errors():
     assert failed.is_error and failed.content[0].text == "failed on purpose: sdk"
 
 
-def test_side_effects_are_refused_unless_the_server_allows_them():
-    async def launch(command):
-        async with MCPServer(command) as server:
+def test_side_effects_run_when_the_clients_user_accepts_or_the_server_allows_them():
+    questions = []
+
+    def user(answer):
+        def ask(message, schema):
+            questions.append((message, schema))
+            return Elicited(action=answer)
+
+        return ask
+
+    async def launch(command, ask=None):
+        async with MCPServer(command, ask=ask) as server:
             try:
                 return await server.call("launch", {"target": "rocket"})
             except ToolError as exc:
                 return f"error: {exc}"
 
-    assert "needs approval" in asyncio.run(launch(STDIO))
+    assert "denied" in asyncio.run(launch(STDIO))  # a client that cannot be asked
+    assert "denied" in asyncio.run(launch(STDIO, user("decline")))
+    assert asyncio.run(launch(STDIO, user("accept"))) == "launched rocket"
+    assert len(questions) == 2
+    message, schema = questions[0]
+    assert "'launch'" in message and '{"target":"rocket"}' in message and schema["type"] == "object"
     assert asyncio.run(launch([*STDIO, "--allow-side-effects"])) == "launched rocket"
 
 

@@ -3,7 +3,7 @@
 from toollab.harness.agent import Agent
 from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.context import ContextBudget
-from toollab.harness.dispatch import Dispatcher
+from toollab.harness.dispatch import Dispatcher, asking_approver
 from toollab.harness.events import Event, EventLog, read_events
 from toollab.harness.finish import FINISH
 from toollab.harness.messages import (
@@ -45,5 +45,6 @@ __all__ = [
     "UnreadableArguments",
     "Usage",
     "UserMessage",
+    "asking_approver",
     "read_events",
 ]

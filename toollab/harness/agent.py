@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import inspect
 import time
 import uuid
 from collections.abc import Iterable, Sequence
@@ -43,12 +44,13 @@ from toollab.harness.messages import (
 from toollab.harness.model import Model, ModelError
 from toollab.harness.prepare import Prepare, StepContext, context, shown
 from toollab.harness.replay import last_run, replay
-from toollab.harness.request import CallPolicy, policy_of
+from toollab.harness.request import CallPolicy, RequestParams, policy_of
 from toollab.harness.result import RunResult, RunStatus
 from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
 from toollab.harness.toolsets import RankedToolset, Toolset, label
 from toollab.sandbox import Executor
-from toollab.tools import Tool
+from toollab.tools import Elicited, NobodyToAsk, Tool, ToolError
+from toollab.tools.call_context import Asker
 
 
 class Agent:
@@ -80,6 +82,10 @@ class Agent:
     `context_budget` (`toollab.harness.context.ContextBudget`) keeps each request under a size: old exchanges are
     left out whole (a call never without its result) and summarised; the history keeps them all, and the log's
     `context_trimmed` events say what each request left out.
+
+    A running async tool reports progress and log lines as `tool_report` events, asks the user through `ask`
+    (`toollab.tools.call_context.elicit`; without `ask` it is told there is nobody to ask) and samples from the
+    agent's own model (`call_context.sample`).
     """
 
     def __init__(
@@ -101,6 +107,7 @@ class Agent:
         prepare: Prepare | None = None,
         tools_per_turn: int | None = None,
         context_budget: ContextBudget | None = None,
+        ask: Asker | None = None,
     ):
         tools, self.toolsets = _sorted_sources(tools)
         if use_finish and any(t.name == FINISH for t in tools):
@@ -141,6 +148,7 @@ class Agent:
         self.tool_specs = [t.spec for t in self._dispatcher.tools.values()]  # before any toolset is listed
         self.prepare = prepare
         self.context_budget = context_budget
+        self.ask = ask
 
     # ---- public entry points -------------------------------------------------------------------------------
 
@@ -215,13 +223,13 @@ class Agent:
         return [s for s in (log_file, self.on_event) if s is not None]
 
     def _observed(self, run: RunState) -> Dispatcher:
-        """The dispatcher, reporting calls and results into this run's events (when anyone listens)."""
-        if not run.sinks:
-            return self._dispatcher
+        """The dispatcher, reporting calls and results into this run's events (when anyone listens), and
+        answering a running call's questions."""
         dispatcher = copy.copy(self._dispatcher)
-        dispatcher.on_call = lambda call: run.emit(ToolCalled(call=call))
-        dispatcher.on_result = lambda result, seconds: run.emit(ToolReturned(result=result, seconds=seconds))
-        dispatcher.reporter = lambda call: EventReporter(run, call.id)
+        dispatcher.context = lambda call: RunCallContext(self, run, call.id)
+        if run.sinks:
+            dispatcher.on_call = lambda call: run.emit(ToolCalled(call=call))
+            dispatcher.on_result = lambda result, seconds: run.emit(ToolReturned(result=result, seconds=seconds))
         return dispatcher
 
     def _limit_reached(self, run: RunState) -> RunStatus | None:
@@ -422,17 +430,48 @@ class Agent:
         run.close_round(response.message, results, record)
 
 
-class EventReporter:
-    """A running call's progress and log reports, as `tool_report` events of the run."""
+class RunCallContext:
+    """Whoever runs a call in-process: its reports become `tool_report` events of the run, its questions go to
+    the agent's `ask`, its sampling to the agent's model (no tools offered)."""
 
-    def __init__(self, run: RunState, call_id: str):
-        self.run, self.call_id = run, call_id
+    def __init__(self, agent: Agent, run: RunState, call_id: str):
+        self.agent, self.run, self.call_id = agent, run, call_id
+
+    def _report(self, **fields: Any) -> None:
+        if self.run.sinks:
+            self.run.emit(ToolReported(call_id=self.call_id, **fields))
 
     async def progress(self, done: float, total: float | None, message: str | None) -> None:
-        self.run.emit(ToolReported(call_id=self.call_id, kind="progress", done=done, total=total, message=message))
+        self._report(kind="progress", done=done, total=total, message=message)
 
     async def log(self, level: str, message: str) -> None:
-        self.run.emit(ToolReported(call_id=self.call_id, kind="log", level=level, message=message))
+        self._report(kind="log", level=level, message=message)
+
+    async def elicit(self, message: str, schema: dict[str, Any]) -> Elicited:
+        if self.agent.ask is None:
+            raise NobodyToAsk(f"This tool needs an answer from the user ({message!r}); this run cannot ask one.")
+        reply = self.agent.ask(message, schema)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        if not isinstance(reply, Elicited):
+            raise TypeError(f"an agent's ask must return an Elicited, not {type(reply).__name__}")
+        self._report(kind="ask", message=message, action=reply.action)
+        return reply
+
+    async def sample(self, messages: Sequence[str], *, system: str | None, max_tokens: int) -> str:
+        """The agent's model's text reply; `max_tokens` is left to the model's own limit (the model interface
+        takes none per request)."""
+        conversation: list[Message] = [SystemMessage(content=system)] if system else []
+        conversation += [UserMessage(content=m) for m in messages]
+        try:
+            response = await self.agent.model.request(conversation, RequestParams(tool_choice="none"))
+        except ModelError as exc:
+            raise ToolError(f"Sampling failed: {exc}") from None
+        self._report(kind="sample", message=messages[-1])
+        return response.message.content or ""
+
+    async def close_stream(self) -> None:
+        """In-process there is no stream to close."""
 
 
 def _sorted_sources(tools: Iterable[Tool | Toolset] | Toolset) -> tuple[list[Tool], list[Toolset]]:

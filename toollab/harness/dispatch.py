@@ -21,11 +21,13 @@ from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.messages import ToolCall, ToolResultMessage
 from toollab.harness.threads import tool_threads
 from toollab.tools import InvalidArguments, Tool, ToolError
-from toollab.tools.reporting import Reporter, current_reporter
+from toollab.tools.call_context import Asker, CallContext, Elicited, current_context
+from toollab.tools.content import ContentPart, as_text, parts_of
 
 Approver = Callable[[ToolCall, Tool], "bool | Awaitable[bool]"]
 ResultObserver = Callable[[ToolResultMessage, float], None]
 CallObserver = Callable[[ToolCall], None]
+APPROVAL_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}  # a yes/no question: accept or decline
 # The call a tool is running for, seen from inside the tool (a code action names its inner calls after it).
 current_call: ContextVar[ToolCall | None] = ContextVar("current_call", default=None)
 
@@ -35,6 +37,20 @@ def to_content(value: Any) -> str:
     if isinstance(value, str):
         return value
     return pydantic_core.to_json(value, fallback=str).decode()
+
+
+def asking_approver(ask: Asker) -> Approver:
+    """An approver that asks the user (by elicitation: a terminal, an MCP client) whether a tool with side effects
+    may run this call; only an accepted answer approves."""
+
+    async def approve(call: ToolCall, tool: Tool) -> bool:
+        arguments = pydantic_core.to_json(call.arguments, fallback=str).decode()
+        reply = ask(f"Allow the tool {tool.name!r} to run with {arguments}? It has side effects.", APPROVAL_SCHEMA)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        return isinstance(reply, Elicited) and reply.accepted
+
+    return approve
 
 
 class _TimedOut(Exception):
@@ -63,7 +79,7 @@ class Dispatcher:
         on_call: CallObserver | None = None,
         on_result: ResultObserver | None = None,
         screen: Callable[[ToolResultMessage], ToolResultMessage] | None = None,
-        reporter: Callable[[ToolCall], Reporter | None] | None = None,
+        context: Callable[[ToolCall], CallContext | None] | None = None,
     ):
         self.tools = by_name(tools)
         if max_concurrency < 1:
@@ -74,7 +90,7 @@ class Dispatcher:
         self.on_call = on_call
         self.on_result = on_result
         self.screen = screen  # applied to every result a tool produced, before anyone sees it
-        self.reporter = reporter  # where a call's progress and log reports go (`toollab.tools.reporting`)
+        self.context = context  # who answers a running call's reports and questions (`toollab.tools.call_context`)
 
     def with_tools(self, tools: Iterable[Tool]) -> Dispatcher:
         """This dispatcher (its approval, observers and screen) for another set of tools."""
@@ -92,7 +108,14 @@ class Dispatcher:
         view.names = list(view.tools)
         return view
 
-    def _done(self, call: ToolCall, content: str, started: float, kind: str | None = None) -> ToolResultMessage:
+    def _done(
+        self,
+        call: ToolCall,
+        content: str,
+        started: float,
+        kind: str | None = None,
+        parts: list[ContentPart] | None = None,
+    ) -> ToolResultMessage:
         tool = self.tools.get(call.name) if isinstance(call.name, str) else None
         result = ToolResultMessage(
             call_id=call.id,
@@ -100,6 +123,7 @@ class Dispatcher:
             content=content,
             is_error=kind is not None,
             error_kind=kind,
+            parts=parts or [],
         )
         if self.screen is not None and kind in (None, errors.TOOL_ERROR):  # what the tool wrote, not the harness
             result = self.screen(result)
@@ -137,7 +161,7 @@ class Dispatcher:
         if tool.side_effects and not await self._approved(call.model_copy(update={"arguments": arguments}), tool):
             return self._done(call, errors.denied(tool, self.approve is not None), started, errors.DENIED)
         token = current_call.set(call)
-        listening = current_reporter.set(self.reporter(call) if self.reporter is not None else None)
+        listening = current_context.set(self.context(call) if self.context is not None else None)
         try:
             if semaphore is None:
                 value = await self._execute(tool, bound)
@@ -151,13 +175,14 @@ class Dispatcher:
         except (Exception, SystemExit) as exc:  # a tool's bug must reach the model, not crash the run
             return self._done(call, errors.tool_failed(tool, exc), started, errors.TOOL_ERROR)
         finally:
-            current_reporter.reset(listening)
+            current_context.reset(listening)
             current_call.reset(token)
         try:
-            content = to_content(value)
+            parts = parts_of(value)
+            content = as_text(parts) if parts is not None else to_content(value)
         except Exception as exc:
             return self._done(call, errors.tool_failed(tool, exc), started, errors.TOOL_ERROR)
-        return self._done(call, content, started)
+        return self._done(call, content, started, parts=parts)
 
     async def _approved(self, call: ToolCall, tool: Tool) -> bool:
         if self.approve is None:

@@ -101,15 +101,17 @@ class ToolReturned(_Event):
 
 
 class ToolReported(_Event):
-    """What a running call reported (`toollab.tools.reporting`): progress (`done` of `total`) or a log line."""
+    """What a running call did with whoever runs it (`toollab.tools.call_context`): progress (`done` of `total`),
+    a log line, a question to the user (`ask`, with the user's `action`) or a model completion (`sample`)."""
 
     event: Literal["tool_report"] = "tool_report"
     call_id: str
-    kind: Literal["progress", "log"]
+    kind: Literal["progress", "log", "ask", "sample"]
     done: float | None = None
     total: float | None = None
     level: str | None = None
     message: str | None = None
+    action: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class MessageAdded(_Event):

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from toollab.harness.arguments import UnreadableArguments, arguments_object
+from toollab.tools.content import ContentPart
 
 
 class Usage(BaseModel):
@@ -84,7 +85,10 @@ class AssistantMessage(BaseModel):
 
 
 class ToolResultMessage(BaseModel):
-    """The result of one tool call. `error_kind` says why it failed (see `toollab.harness.errors`)."""
+    """The result of one tool call. `error_kind` says why it failed (see `toollab.harness.errors`).
+
+    `content` is what a text-only model reads; `parts` keeps what a tool returned when that was more than text
+    (images, audio, embedded resources: `toollab.tools.content`), and `content` then describes each of them."""
 
     role: Literal["tool"] = "tool"
     call_id: str
@@ -94,6 +98,7 @@ class ToolResultMessage(BaseModel):
     error_kind: str | None = None
     # what the harness noticed in the result (`toollab.harness.injection`); left out of logs when empty
     flags: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    parts: list[ContentPart] = Field(default_factory=list, exclude_if=lambda v: not v)
 
 
 Message = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from toollab.harness.request import CallPolicy, policy_of
 from toollab.tools import Tool
+from toollab.tools.served import Served
 
 
 def load_object(ref: str) -> Any:
@@ -55,6 +56,12 @@ def as_tools(obj: Any) -> list[Tool]:
 
 def load_tools(ref: str) -> list[Tool]:
     return as_tools(load_object(ref))
+
+
+def load_served(ref: str) -> Served:
+    """What a server at `ref` offers: a `Served` (tools, resources, prompts) as it is, or tools."""
+    obj = load_object(ref)
+    return obj if isinstance(obj, Served) else Served(tools=as_tools(obj))
 
 
 def load_local(model: Any, out: Console, policy: CallPolicy | None = None, calls: bool = True) -> None:

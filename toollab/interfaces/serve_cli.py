@@ -8,7 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from toollab.harness.model import ModelError
-from toollab.interfaces.loading import load_local, load_tools
+from toollab.interfaces.heap import freeze_startup_heap
+from toollab.interfaces.loading import load_local, load_served, load_tools
 from toollab.interfaces.options import AdapterOption, Constrained, fail, stderr
 from toollab.models.registry import MODEL_FORMS, load_model
 
@@ -43,27 +44,38 @@ def mcp_serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port for http.")] = 8765,
     name: Annotated[str, typer.Option(help="The server's name, as clients see it.")] = "toollab",
     allow_side_effects: AllowSideEffects = False,
+    anonymous: Annotated[
+        bool,
+        typer.Option(
+            "--anonymous", help="Over http on a loopback address, accept clients without a token (local tools)."
+        ),
+    ] = False,
 ) -> None:
-    """Serve TOOLS as an MCP server. Over http, clients must send `Authorization: Bearer $MCP_API_KEY`."""
+    """Serve TOOLS (tools, or a toollab.tools.served.Served with resources and prompts too) as an MCP server.
+    Over http, clients must send `Authorization: Bearer $MCP_API_KEY` unless --anonymous. Tools with side
+    effects run when the client's user accepts each call (elicitation), or always with --allow-side-effects."""
     if transport not in ("stdio", "http"):
         raise fail(f"--transport must be stdio or http, got {transport!r}")
     try:
-        tool_set = load_tools(tools)
+        served = load_served(tools)
     except ValueError as exc:
         raise fail(str(exc)) from None
     token = os.environ.get(MCP_KEY_ENV)
-    if transport == "http" and not token:
-        raise fail(f"serving MCP over http needs a bearer token: set {MCP_KEY_ENV}")
+    if transport == "http" and anonymous and host not in ("127.0.0.1", "localhost", "::1"):
+        raise fail(f"--anonymous is for loopback addresses only, not {host}")
+    if transport == "http" and not token and not anonymous:
+        raise fail(f"serving MCP over http needs a bearer token: set {MCP_KEY_ENV} (or --anonymous on loopback)")
     from toollab.interfaces.mcp.server import serve_mcp  # fastmcp loads only when serving (extra `serve`)
 
     serve_mcp(
-        tool_set,
+        served,
         transport="http" if transport == "http" else "stdio",
         host=host,
         port=port,
         token=token,
         name=name,
         approve=_approver(allow_side_effects),
+        anonymous=anonymous,
     )
 
 
@@ -130,4 +142,5 @@ def serve(
 
     app = chat_app(chosen, name=name, api_key=os.environ.get(SERVE_KEY_ENV) or None)
     stderr.print(f"[dim]serving {name or chosen.name} on http://{host}:{port}/v1[/dim]")
+    freeze_startup_heap()
     uvicorn.run(app, host=host, port=port, log_level="warning")

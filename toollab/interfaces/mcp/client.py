@@ -11,28 +11,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ElicitResult, TextContent
 
-from toollab.tools import Tool, ToolError, safe_name
+from toollab.interfaces.mcp.content import toollab_part
+from toollab.tools import ContentPart, Text, Tool, ToolError, safe_name
+from toollab.tools.call_context import Asker
+from toollab.tools.content import as_text
 
 DEFAULT_CALL_TIMEOUT = 60.0
 
 
-def result_text(result: CallToolResult) -> str:
-    """A tools/call result as text: its text parts, else its structured content as JSON."""
-    parts = [c.text for c in result.content if isinstance(c, TextContent)]
-    if not parts and result.structured_content is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False)
-    others = [c.type for c in result.content if not isinstance(c, TextContent)]
-    if others:
-        parts.append(f"[{', '.join(others)} content not shown]")
-    return "\n".join(parts)
+def result_value(result: CallToolResult) -> str | list[ContentPart]:
+    """A tools/call result as toollab sees a tool's return: its text when it is all text (else its structured
+    content as JSON), or its content parts when it holds images, audio or resources (a resource link, which
+    toollab does not carry, becomes a line naming it)."""
+    if all(isinstance(c, TextContent) for c in result.content):
+        if not result.content and result.structured_content is not None:
+            return json.dumps(result.structured_content, ensure_ascii=False)
+        return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+    return [toollab_part(c) or Text(text=f"[{c.type}: {getattr(c, 'uri', '')}]") for c in result.content]
 
 
 class MCPServer:
@@ -40,6 +44,8 @@ class MCPServer:
 
     `prefix` goes before every tool name (to keep servers' tools apart); `call_timeout` bounds each call;
     `env` is the environment of a stdio server's process (the MCP SDK passes only a safe few variables).
+    `ask` answers the server's questions to the user (elicitation; a toollab server asks whether a tool with
+    side effects may run): without it, the client does not declare the capability and the server cannot ask.
     """
 
     def __init__(
@@ -50,6 +56,7 @@ class MCPServer:
         prefix: str = "",
         env: Mapping[str, str] | None = None,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        ask: Asker | None = None,
     ):
         if isinstance(target, str) and not target.startswith(("http://", "https://")):
             raise ValueError(f"an MCP server is a URL (http://...) or a command as a list, got {target!r}")
@@ -60,16 +67,27 @@ class MCPServer:
         self.prefix = prefix
         self.env = dict(env) if env is not None else None
         self.call_timeout = call_timeout
+        self.ask = ask
         self.label = target if isinstance(target, str) else " ".join(target)
         self._client: Client[Any] | None = None
         self._lock = asyncio.Lock()
         self.connects = 0  # how many times a session was opened (1 + reconnects)
 
     def _new_client(self) -> Client[Any]:
+        answers = {"elicitation_handler": self._answer} if self.ask is not None else {}
         if isinstance(self.target, str):
-            return Client(self.target, auth=self.token, timeout=self.call_timeout)
+            return Client(self.target, auth=self.token, timeout=self.call_timeout, **answers)
         command, *args = self.target
-        return Client(StdioTransport(command, list(args), env=self.env), timeout=self.call_timeout)
+        return Client(StdioTransport(command, list(args), env=self.env), timeout=self.call_timeout, **answers)
+
+    async def _answer(self, message: str, response_type: Any, params: Any, context: Any) -> ElicitResult:
+        """The server's question (`elicitation/create`, e.g. whether a tool with side effects may run), put to
+        `ask` with the schema the server sent."""
+        assert self.ask is not None
+        reply = self.ask(message, params.requested_schema)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        return ElicitResult(action=reply.action, content=reply.content)
 
     async def connect(self) -> None:
         """Open a session (closing a broken one first)."""
@@ -135,13 +153,14 @@ class MCPServer:
         return await self.tools()
 
     def _caller(self, name: str) -> Any:
-        async def call(arguments: dict[str, Any]) -> str:
+        async def call(arguments: dict[str, Any]) -> str | list[ContentPart]:
             return await self.call(name, arguments)
 
         return call
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> str:
-        """Call a tool by its name on the server; its text, or a ToolError carrying the server's message."""
+    async def call(self, name: str, arguments: dict[str, Any]) -> str | list[ContentPart]:
+        """Call a tool by its name on the server; its text (or content parts), or a ToolError carrying the
+        server's message."""
         try:
             client = await self._session()
         except ConnectionError as exc:
@@ -158,10 +177,11 @@ class MCPServer:
                 f"The MCP server {self.label} failed during the call to {name!r} ({_describe(exc)}). Whether the "
                 "tool ran is unknown; the connection will be reopened on the next call."
             ) from None
-        text = result_text(result)
+        value = result_value(result)
         if result.is_error:
+            text = value if isinstance(value, str) else as_text(value)
             raise ToolError(text or f"The MCP tool {name!r} failed without a message.")
-        return text
+        return value
 
 
 def _describe(exc: BaseException) -> str:

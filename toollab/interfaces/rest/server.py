@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from toollab.harness import errors
 from toollab.harness.dispatch import Approver, Dispatcher
 from toollab.harness.messages import ToolCall
+from toollab.interfaces.heap import freeze_startup_heap
 from toollab.tools import Tool
 
 API_KEY_HEADER = "X-API-Key"
@@ -102,4 +103,6 @@ def serve_rest(
 ) -> None:
     import uvicorn
 
-    uvicorn.run(rest_app(tools, api_key=api_key, approve=approve), host=host, port=port, log_level="warning")
+    app = rest_app(tools, api_key=api_key, approve=approve)
+    freeze_startup_heap()
+    uvicorn.run(app, host=host, port=port, log_level="warning")
