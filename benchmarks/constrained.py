@@ -58,7 +58,7 @@ def main() -> None:
         messages = to_messages(item.turns[0])
         order = [("unconstrained", free), ("constrained", constrained)]
         for name, model in order if i % 2 == 0 else order[::-1]:
-            model._cache = None  # read each prompt cold in both modes
+            model.forget_cache()  # read each prompt cold in both modes
             response = asyncio.run(model.request(messages, tools))
             meta = response.metadata
             decode_tokens = max(0, response.usage.output_tokens - 1)
@@ -71,7 +71,7 @@ def main() -> None:
                 full_masks += stats["full_masks"]
                 tokens_masked += len(stats["mask_seconds"])
         # the same tool set again: the compiled grammar comes from the cache
-        constrained._cache = None
+        constrained.forget_cache()
         again = asyncio.run(constrained.request(messages, tools)).metadata["grammar"]
         compile_cached.append(again["compile_seconds"])
         console.print(f"[dim]{i + 1}/{len(items)} {item.id}[/dim]")

@@ -49,7 +49,7 @@ class Speed:
 
 
 def toollab_once(model: LocalModel, prompt: str, tokens: int) -> tuple[float, float, int]:
-    model._cache = None  # a cold prompt each time: measure reading it, not the cache
+    model.forget_cache()  # a cold prompt each time: measure reading it, not the cache
     g = model.generate(prompt, max_new_tokens=tokens)
     return g.first_token_seconds, (g.new_tokens - 1) / g.decode_seconds, g.new_tokens
 
@@ -182,7 +182,7 @@ def four_round_run(model: LocalModel) -> list[tuple[int, int, int, float, float,
         return response
 
     model.request = request  # type: ignore[method-assign]
-    model._cache = None
+    model.forget_cache()
     result = asyncio.run(Agent(model, [add, multiply], max_steps=4).run("What is (5 + 3) * 2 + 1?"))
     return [
         (r.usage.input_tokens, r.usage.cached_input_tokens, r.usage.output_tokens, r.model_seconds, *t)

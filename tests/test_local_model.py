@@ -36,7 +36,7 @@ def test_loaded_once_per_process(model):
 
 def test_exact_token_counts_and_greedy_determinism(model):
     prompt = "<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n"
-    model._cache = None
+    model.forget_cache()
     first = model.generate(prompt, max_new_tokens=12)
     tokenizer = model.load().tokenizer
     assert first.prompt_tokens == len(tokenizer(prompt, add_special_tokens=False)["input_ids"])

@@ -76,7 +76,9 @@ ModelOption = Annotated[str, typer.Option(help=f"Model: {MODEL_FORMS}, or {GROUN
 FormatOption = Annotated[str | None, typer.Option(help=f"Tool-call format: {', '.join(FORMATS)}.")]
 LimitOption = Annotated[int | None, typer.Option(min=1, help="Items per category (a fixed sample).")]
 OutOption = Annotated[Path | None, typer.Option(help="Run folder; an existing one is resumed.")]
-ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Items in flight at once (for HTTP backends).")]
+ConcurrencyOption = Annotated[
+    int, typer.Option(min=1, help="Items in flight at once (a local model decodes them together in one batch).")
+]
 TokensOption = Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")]
 TimeoutOption = Annotated[float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")]
 

@@ -73,6 +73,10 @@ def lab(
     parallel: Parallel = None,
     switches: SwitchesOption = "",
     adapter: AdapterOption = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(min=1, help="Tasks in flight at once (a local model decodes them together; same outcomes)."),
+    ] = 1,
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
     if name not in EXPERIMENTS:
@@ -101,6 +105,7 @@ def lab(
             seed=seed,
             out=folder,
             on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+            concurrency=concurrency,
         )
         report = asyncio.run(EXPERIMENTS[name](settings))
     if report.model.startswith(SIMULATED):

@@ -1,15 +1,15 @@
 """The `local` backend: a Hugging Face causal LM on CPU through transformers, with tool calls as text.
 
-Between the rounds of a run the prompt only grows at the end, so the key-value cache of the longest common
-prefix of token ids is kept and only the new tokens are read (`Usage.cached_input_tokens` counts the rest).
-Decoding is a plain loop over single-token forward passes: greedy, or sampled with temperature and top-p.
+Between the rounds of a run the prompt only grows at the end, so key-value caches are kept and a prompt reuses
+the one sharing its longest prefix of token ids: only the new tokens are read (`Usage.cached_input_tokens`
+counts the rest). Decoding is a loop over single-token forward passes, greedy or sampled with temperature and
+top-p; requests decoding at the same time share each pass (continuous batching, `local_batch`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,17 +29,8 @@ from toollab.harness.model import ModelError, ModelResponse
 from toollab.harness.request import CallPolicy, RequestParams
 from toollab.models import local_weights
 from toollab.models.demos import DemoPicker, with_demos
+from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_gate import decide
-from toollab.models.local_steering import (
-    PENALTY,
-    Grounding,
-    digit_tokens,
-    extra_call_cut,
-    loop_token,
-    repeat_token,
-    runaway_number,
-    same_again,
-)
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
@@ -111,14 +102,6 @@ def failed_turn(messages: Sequence[Message]) -> str | None:
     return turn.raw if all(r.is_error for r in results) else None
 
 
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
 class LocalModel:
     """A local model. `path`: a model folder or a .gguf file; None is the embedded SmolLM2-135M-Instruct.
 
@@ -172,8 +155,7 @@ class LocalModel:
         self.votes = votes  # a calling turn decodes this many candidates and keeps the calls most of them make
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
-        self._cache: Any = None  # the key-value cache of the last decode (LeanCache or transformers' DynamicCache)
-        self._cache_ids: list[int] = []  # the token ids that cache holds
+        self._pool: CachePool | None = None
         self._generator: Any = None
 
     # ---- loading and prompts ------------------------------------------------------------------------------
@@ -186,6 +168,13 @@ class LocalModel:
             except (OSError, ValueError) as exc:
                 raise ModelError(f"cannot load the local model: {exc}", source="harness") from exc
         return self._loaded
+
+    @property
+    def pool(self) -> CachePool:
+        """This model's kept key-value caches (its prompts' prefixes), used on the torch thread only."""
+        if self._pool is None:
+            self._pool = CachePool(self.load().batcher.rows)
+        return self._pool
 
     def is_loaded(self) -> bool:
         try:
@@ -229,7 +218,9 @@ class LocalModel:
             context = TurnContext(
                 last_request(messages), results_since_request(messages), params.finish, failed_turn(messages)
             )
-            candidates = await local_weights.on_torch_thread_async(self._candidates, text, params, context)
+            rows = await local_weights.on_torch_thread_async(self._rows, text, params, context)
+            generations = await self.load().batcher.decode(rows)
+            candidates = [(g, row.matcher) for g, row in zip(generations, rows, strict=True)]
         except ValueError as exc:  # a constraint that cannot serve this format or tool choice
             raise ModelError(f"constrained decoding: {exc}", source="harness") from exc
         except Exception as exc:
@@ -297,168 +288,70 @@ class LocalModel:
         loaded = self.load()
         ids = loaded.tokenizer(prompt, add_special_tokens=False)["input_ids"]
         follow = loaded.tokenizer(continuation, add_special_tokens=False)["input_ids"]
+        rows, pool = loaded.batcher.rows, self.pool
         with loaded.lock, torch.inference_mode():
-            forward = self._lean_forward if loaded.lean is not None else self._hf_forward
-            reuse = common_prefix(self._cache_ids, ids) if self._cache is not None else 0
-            logits = forward(ids, min(reuse, len(ids) - 1))
-            total = 0.0
-            for i, token in enumerate(follow):
-                total += float(torch.log_softmax(logits.float(), dim=-1)[token])
-                if i < len(follow) - 1:
-                    logits = forward([token], None)
-            self._cache_ids = (ids + follow[:-1])[: self._cached_length()]
+            slot, reuse = pool.take(ids)
+            try:
+                logits = rows.prefill(slot, ids, reuse)
+                total = 0.0
+                for i, token in enumerate(follow):
+                    total += float(torch.log_softmax(logits.float(), dim=-1)[token])
+                    if i < len(follow) - 1:
+                        logits = rows.step([slot], [token])[0]
+                slot.ids = ids + follow[:-1]
+            finally:
+                pool.give(slot)
         return total
 
+    def forget_cache(self) -> None:
+        """Drop the kept key-value caches: the next prompt is read whole (for measuring a cold prompt)."""
+        local_weights.on_torch_thread(self.pool.clear)
+
     def generate(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
-        """Decode a continuation of `prompt`, reusing the cached prefix of the last decode."""
+        """Decode a continuation of `prompt`, reusing the cached prefix of an earlier decode."""
         return local_weights.on_torch_thread(self._generate, prompt, max_new_tokens)
 
-    def _candidates(
-        self, prompt: str, params: RequestParams, context: TurnContext
-    ) -> list[tuple[Generation, TokenMatcher | None]]:
-        """The turn as decoded, and for a calling turn under `votes`, more candidates sampled at
-        `VOTE_TEMPERATURE` from a generator seeded by the prompt (the same turn draws the same candidates)."""
-        first = self._generate_turn(prompt, params, context)
-        if self.votes <= 1 or not params.tools or params.tool_choice == "none":
-            return [first]
-        import torch
+    def _generate(self, prompt: str, max_new_tokens: int | None) -> Generation:
+        (row,) = self._decode_rows(prompt, max_new_tokens, [(None, None)], TurnContext())
+        return self.load().batcher.decode_now([row])[0]
 
-        sampler = torch.Generator().manual_seed(int.from_bytes(hashlib.sha256(prompt.encode()).digest()[:8], "big"))
-        sampling = (VOTE_TEMPERATURE, sampler)
-        return [first, *(self._generate_turn(prompt, params, context, sampling) for _ in range(self.votes - 1))]
+    def _rows(self, prompt: str, params: RequestParams, context: TurnContext) -> list[DecodeRow]:
+        """The turn's sequences to decode (on the torch thread, where grammars compile): the turn itself, and for
+        a calling turn under `votes`, more candidates sampled at `VOTE_TEMPERATURE` from a generator seeded by
+        the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
+        under its grammar."""
+        plans: list[tuple[TokenMatcher | None, tuple[float, Any] | None]] = [(self._matcher(params, None), None)]
+        if self.votes > 1 and params.tools and params.tool_choice != "none":
+            import torch
 
-    def _generate_turn(
-        self,
-        prompt: str,
-        params: RequestParams,
-        context: TurnContext,
-        sampling: tuple[float, Any] | None = None,
-    ) -> tuple[Generation, TokenMatcher | None]:
-        """One assistant turn, constrained when there is a constraint and the turn offers tools. `sampling`:
-        (temperature, torch generator) instead of the model's own."""
-        matcher = None
-        if self.constraint is not None and params.tools:
-            loaded = self.load()
-            matcher = self.constraint.start(
-                params,
-                self.format,
-                loaded.tokenizer,
-                loaded.model.config.vocab_size,
-                sorted(loaded.eos_ids),
-                greedy=(sampling[0] if sampling else self.temperature) <= 0,
-            )
-        return self._generate(prompt, None, matcher, context, sampling), matcher
+            seed = int.from_bytes(hashlib.sha256(prompt.encode()).digest()[:8], "big")
+            sampling = (VOTE_TEMPERATURE, torch.Generator().manual_seed(seed))
+            plans += [(self._matcher(params, sampling), sampling) for _ in range(self.votes - 1)]
+        return self._decode_rows(prompt, None, plans, context)
 
-    def _generate(
+    def _matcher(self, params: RequestParams, sampling: tuple[float, Any] | None) -> TokenMatcher | None:
+        if self.constraint is None or not params.tools:
+            return None
+        loaded = self.load()
+        return self.constraint.start(
+            params,
+            self.format,
+            loaded.tokenizer,
+            loaded.model.config.vocab_size,
+            sorted(loaded.eos_ids),
+            greedy=(sampling[0] if sampling else self.temperature) <= 0,
+        )
+
+    def _decode_rows(
         self,
         prompt: str,
         max_new_tokens: int | None,
-        matcher: TokenMatcher | None = None,
-        context: TurnContext | None = None,
-        sampling: tuple[float, Any] | None = None,
-    ) -> Generation:
-        import torch
-
-        loaded = self.load()
-        tokenizer = loaded.tokenizer
+        plans: Sequence[tuple[TokenMatcher | None, tuple[float, Any] | None]],
+        context: TurnContext,
+    ) -> list[DecodeRow]:
+        ids = self.load().tokenizer(prompt, add_special_tokens=False)["input_ids"]
         limit = self.max_new_tokens if max_new_tokens is None else max_new_tokens
-        ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        with loaded.lock, torch.inference_mode():
-            started = time.perf_counter()
-            forward = self._lean_forward if loaded.lean is not None else self._hf_forward
-            reuse = common_prefix(self._cache_ids, ids) if self._cache is not None else 0
-            reuse = min(reuse, len(ids) - 1)  # at least one token must be read to get the next logits
-            logits = forward(ids, reuse)
-            first_token = time.perf_counter() - started
-            generated: list[int] = []
-            stop_reason, text = "length", ""
-            context = context or TurnContext()
-            request, results = context.request, context.results
-            failed = tokenizer(context.failed_turn or "", add_special_tokens=False)["input_ids"]
-
-            def structural(tokens: Sequence[int]) -> bool:
-                return any(c in tokenizer.decode(list(tokens)) for c in '{}"<>[]')
-
-            source = f"{request}\n{results}" if self.grounded_calls else None  # what an added call must draw on
-            steer = None
-            if self.grounding and matcher is not None and request and self.format.envelope is not None:
-                steer = Grounding(tokenizer, request, results, self.grounding, self.format, context.finish)
-            while len(generated) < limit:
-                if steer is not None:
-                    steer.bias(logits, generated, text)
-                if self.loop_guard:
-                    again = same_again(generated, failed)
-                    for looping in (loop_token(generated), repeat_token(generated, structural), again):
-                        if looping is not None:
-                            logits[looping] -= PENALTY
-                    if runaway_number(text):
-                        logits[list(digit_tokens(tokenizer))] -= PENALTY
-                if matcher is not None:
-                    matcher.mask(logits)
-                token = self._pick(logits, *(sampling or ()))
-                if token in loaded.eos_ids:
-                    stop_reason = "eos"
-                    break
-                generated.append(token)
-                text = tokenizer.decode(generated, skip_special_tokens=False)
-                if matcher is not None:
-                    matcher.accept(token)
-                    if matcher.finished():
-                        stop_reason = "grammar"
-                        break
-                cut = stop_at(text, self.stop, self.result_marker)
-                if cut is not None:
-                    text, stop_reason = cut
-                    break
-                if steer is not None:
-                    steer.update(text)
-                if (self.dedupe_calls or self.grounded_calls) and matcher is not None and matcher.can_end():
-                    before = extra_call_cut(text, self.format, self.dedupe_calls, source)
-                    if before is not None:
-                        text, stop_reason = before, "extra_call"
-                        break
-                if len(generated) == limit:
-                    break
-                logits = forward([token], None)
-            decode = time.perf_counter() - started - first_token
-            self._cache_ids = (ids + generated)[: self._cached_length()]
-        truncated = matcher is not None and stop_reason == "length" and not matcher.can_end()
-        return Generation(
-            text,
-            len(ids),
-            reuse,
-            len(generated) + (stop_reason == "eos"),
-            stop_reason,
-            first_token,
-            decode,
-            truncated,
-        )
-
-    def _lean_forward(self, ids: list[int], reuse: int | None) -> Any:
-        """Logits after reading `ids` (from position `reuse` on; None: continue where the cache ends)."""
-        lean = self.load().lean
-        if reuse is not None:
-            if self._cache is None or reuse == 0:
-                self._cache = lean.new_cache()
-            self._cache.crop(reuse)
-            ids = ids[reuse:]
-        return lean.forward(ids, self._cache)
-
-    def _hf_forward(self, ids: list[int], reuse: int | None) -> Any:
-        import torch
-        from transformers import DynamicCache
-
-        model = self.load().model
-        if reuse is not None:
-            if reuse > 0:
-                self._cache.crop(reuse - self._cache.get_seq_length())  # transformers 5: minus the tokens to drop
-            else:
-                self._cache = DynamicCache(config=model.config)
-            ids = ids[reuse:]
-        return model(input_ids=torch.tensor([ids]), cache=self._cache, use_cache=True).logits[0, -1]
-
-    def _cached_length(self) -> int:
-        return self._cache.length if self.load().lean is not None else self._cache.get_seq_length()
+        return [DecodeRow(self, ids, limit, matcher, context, sampling) for matcher, sampling in plans]
 
     def _pick(self, logits: Any, temperature: float | None = None, generator: Any = None) -> int:
         import torch

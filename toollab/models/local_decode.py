@@ -66,6 +66,14 @@ class LeanCache:
         """Forget the positions from `length` on."""
         self.length = min(self.length, length)
 
+    def copy_prefix(self, other: LeanCache, length: int) -> None:
+        """Hold the first `length` positions of `other` (a prompt prefix another sequence has already read)."""
+        self.reserve(length)
+        for mine, theirs in ((self.keys, other.keys), (self.values, other.values)):
+            for i in range(self.layers):
+                mine[i][:, :length] = theirs[i][:, :length]
+        self.length = length
+
 
 class LeanLlama:
     """Prefill and decode for a packed Llama model. The fused weights are shared; each caller keeps a cache."""
@@ -153,3 +161,39 @@ class LeanLlama:
         cache.length = start + n
         last = self._rms(h[-1:], self.norm)
         return self.head(last)[0].float()
+
+    @torch.inference_mode()
+    def forward_rows(self, tokens: list[int], caches: list[LeanCache]) -> torch.Tensor:
+        """One new token for each of several sequences, each after its own cached positions (lengths may
+        differ): the logits of each, [rows, vocabulary] (float32). The weights are read once for all rows,
+        which is what batching buys on a memory-bound CPU; attention stays per row, over its own cache."""
+        rows = len(tokens)
+        for cache in caches:
+            cache.reserve(cache.length + 1)
+        starts = [cache.length for cache in caches]
+        h = self.embed(torch.tensor(tokens)).to(torch.bfloat16)  # [rows, hidden]
+        cos, sin = self.rotary(h.unsqueeze(1), torch.tensor(starts).unsqueeze(1))  # [rows, 1, dim]
+        cos, sin = cos.to(torch.bfloat16), sin.to(torch.bfloat16)
+        half, group = self.head_dim // 2, self.heads // self.kv_heads
+        attn = torch.empty(rows, self.heads, self.head_dim)
+        for i, (norm_in, qkv, o_proj, norm_post, gate_up, down, inner) in enumerate(self.layers):
+            x = self._rms(h, norm_in)
+            qk, v = qkv(x).split([self.q_size + self.kv_size, self.kv_size], dim=-1)
+            qk = qk.view(rows, self.heads + self.kv_heads, self.head_dim)
+            qk = qk * cos + torch.cat((-qk[..., half:], qk[..., :half]), dim=-1) * sin
+            q, k = qk[:, : self.heads].float(), qk[:, self.heads :]
+            v = v.view(rows, self.kv_heads, self.head_dim)
+            for row, (cache, start) in enumerate(zip(caches, starts, strict=True)):
+                cache.keys[i][:, start] = k[row]
+                cache.values[i][:, start] = v[row]
+                keys, values = cache.keys[i][:, : start + 1], cache.values[i][:, : start + 1]
+                grouped = q[row].reshape(self.kv_heads, group, self.head_dim)
+                scores = torch.bmm(grouped, keys.transpose(1, 2)) * self.head_dim**-0.5
+                attn[row] = torch.bmm(scores.softmax(-1), values).reshape(self.heads, self.head_dim)
+            h = h + o_proj(attn.to(torch.bfloat16).reshape(rows, self.q_size))
+            x = self._rms(h, norm_post)
+            gate, up = gate_up(x).split([inner, inner], dim=-1)
+            h = h + down(F.silu(gate) * up)
+        for cache, start in zip(caches, starts, strict=True):
+            cache.length = start + 1
+        return self.head(self._rms(h, self.norm)).float()

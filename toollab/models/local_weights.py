@@ -35,6 +35,17 @@ class LoadedModel:
     eos_ids: frozenset[int]
     lock: threading.Lock = field(default_factory=threading.Lock)
     lean: Any = None  # a LeanLlama when the model has one (faster decode), else None
+    _batcher: Any = None
+
+    @property
+    def batcher(self) -> Any:
+        """The continuous batcher of these weights (`local_batch`), shared by every LocalModel on them: rows of
+        models with different switches decode together."""
+        if self._batcher is None:
+            from toollab.models.local_batch import batcher_for
+
+            self._batcher = batcher_for(self.model, self.lean, self.lock)
+        return self._batcher
 
     @property
     def template_takes_tools(self) -> bool:
@@ -106,6 +117,11 @@ def on_torch_thread(fn: Callable[..., T], *args: Any) -> T:
     if threading.get_ident() == _torch_thread_ident:
         return fn(*args)
     return executor.submit(fn, *args).result()
+
+
+def submit_torch(fn: Callable[[], Any]) -> Any:
+    """Queue `fn` on the torch thread without waiting (a batch's next step, behind work already queued)."""
+    return _torch_executor().submit(fn)
 
 
 async def on_torch_thread_async(fn: Callable[..., T], *args: Any) -> T:

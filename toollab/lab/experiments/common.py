@@ -3,6 +3,7 @@ plots, and the files it writes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class Settings:
     seed: int = 0
     out: Path | None = None  # where tables, outcomes and plots go; nothing is written when None
     on_progress: ProgressHook | None = None
+    concurrency: int = 1  # tasks in flight at once (a local model decodes them together)
 
 
 @dataclass
@@ -44,14 +46,24 @@ class Report:
     files: list[Path] = field(default_factory=list)
 
 
-async def solve_all(jobs: Sequence[Job], on_progress: ProgressHook | None = None) -> list[Outcome]:
-    """Run the jobs one after another (a local model serves one request at a time), reporting progress."""
-    out = []
-    for i, job in enumerate(jobs):
-        out.append(await job())
+async def solve_all(
+    jobs: Sequence[Job], on_progress: ProgressHook | None = None, concurrency: int = 1
+) -> list[Outcome]:
+    """Run the jobs, `concurrency` at a time (a local model decodes those in flight together), reporting
+    progress; outcomes in the jobs' order."""
+    limiter = asyncio.Semaphore(max(1, concurrency))
+    finished = 0
+
+    async def one(job: Job) -> Outcome:
+        nonlocal finished
+        async with limiter:
+            outcome = await job()
+        finished += 1
         if on_progress is not None:
-            on_progress(i + 1, len(jobs))
-    return out
+            on_progress(finished, len(jobs))
+        return outcome
+
+    return list(await asyncio.gather(*(one(job) for job in jobs)))
 
 
 async def compare(
@@ -60,7 +72,7 @@ async def compare(
     """Every task under every condition, task by task (so the conditions stay paired); each outcome labelled with
     its condition. Returns all outcomes and them grouped by condition."""
     jobs = [partial(solve, t) for t in tasks for solve in conditions.values()]
-    outcomes = await solve_all(jobs, s.on_progress)
+    outcomes = await solve_all(jobs, s.on_progress, s.concurrency)
     for o, label in zip(outcomes, list(conditions) * len(tasks), strict=True):
         o.strategy = label
     return outcomes, {label: [o for o in outcomes if o.strategy == label] for label in conditions}

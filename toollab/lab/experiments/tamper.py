@@ -95,7 +95,7 @@ async def _solve(model: Model, task: Task, seed: int, log: list[Checked]) -> Out
 async def run(s: Settings) -> Report:
     tasks = generate_tasks(s.n, s.seed, ("difference", "sum"))
     log: list[Checked] = []
-    outcomes = await solve_all([partial(_solve, s.model, t, s.seed, log) for t in tasks], s.on_progress)
+    outcomes = await solve_all([partial(_solve, s.model, t, s.seed, log) for t in tasks], s.on_progress, s.concurrency)
     report = Report("tamper", s.model.name, outcomes=outcomes)
     judged = [e for e in log if e.deviation is not None]
     tampered = [e for e in judged if e.tampered]
