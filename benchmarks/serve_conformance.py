@@ -87,9 +87,9 @@ def one_call_when_not_parallel(client: openai.OpenAI) -> str | None:
     return None if len(calls) == 1 else f"{len(calls)} calls"
 
 
-def history(result: str) -> list[dict[str, Any]]:
+def history(result: str, content: str | None = None) -> list[dict[str, Any]]:
     call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
-    return [*ASK, {"role": "assistant", "content": None, "tool_calls": [call]},
+    return [*ASK, {"role": "assistant", "content": content, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": "call_1", "content": result}]  # fmt: skip
 
 
@@ -99,8 +99,9 @@ def null_content_and_result(client: openai.OpenAI) -> str | None:
 
 
 def result_reaches_prompt(client: openai.OpenAI) -> str | None:
-    short = create(client, messages=history("Sunny."), tools=[WEATHER]).usage.prompt_tokens
-    long = create(client, messages=history("Sunny. " * 40), tools=[WEATHER]).usage.prompt_tokens
+    """Does a longer tool result make a longer prompt? (content "" rather than null: this checks the result)"""
+    short = create(client, messages=history("Sunny.", ""), tools=[WEATHER]).usage.prompt_tokens
+    long = create(client, messages=history("Sunny. " * 40, ""), tools=[WEATHER]).usage.prompt_tokens
     return None if long > short + 40 else f"prompt_tokens {short} and {long}: the result is not in the prompt"
 
 

@@ -75,7 +75,11 @@ def lab(
     adapter: AdapterOption = None,
     concurrency: Annotated[
         int,
-        typer.Option(min=1, help="Tasks in flight at once (a local model decodes them together; same outcomes)."),
+        typer.Option(
+            min=1,
+            help="Tasks in flight at once: a local model decodes them together (rag, retrieval, retriever and "
+            "toolformer run one at a time).",
+        ),
     ] = 1,
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
