@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import inspect
 import time
 import uuid
 from collections.abc import Iterable, Sequence
@@ -50,7 +49,7 @@ from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
 from toollab.harness.toolsets import RankedToolset, Toolset, label
 from toollab.sandbox import Executor
 from toollab.tools import Elicited, NobodyToAsk, Tool, ToolError
-from toollab.tools.call_context import Asker
+from toollab.tools.call_context import Asker, put_to
 
 
 class Agent:
@@ -450,11 +449,7 @@ class RunCallContext:
     async def elicit(self, message: str, schema: dict[str, Any]) -> Elicited:
         if self.agent.ask is None:
             raise NobodyToAsk(f"This tool needs an answer from the user ({message!r}); this run cannot ask one.")
-        reply = self.agent.ask(message, schema)
-        if inspect.isawaitable(reply):
-            reply = await reply
-        if not isinstance(reply, Elicited):
-            raise TypeError(f"an agent's ask must return an Elicited, not {type(reply).__name__}")
+        reply = await put_to(self.agent.ask, message, schema)
         self._report(kind="ask", message=message, action=reply.action)
         return reply
 

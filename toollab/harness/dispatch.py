@@ -21,7 +21,7 @@ from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.messages import ToolCall, ToolResultMessage
 from toollab.harness.threads import tool_threads
 from toollab.tools import InvalidArguments, Tool, ToolError
-from toollab.tools.call_context import Asker, CallContext, Elicited, current_context
+from toollab.tools.call_context import Asker, CallContext, current_context, put_to
 from toollab.tools.content import ContentPart, as_text, parts_of
 
 Approver = Callable[[ToolCall, Tool], "bool | Awaitable[bool]"]
@@ -45,10 +45,8 @@ def asking_approver(ask: Asker) -> Approver:
 
     async def approve(call: ToolCall, tool: Tool) -> bool:
         arguments = pydantic_core.to_json(call.arguments, fallback=str).decode()
-        reply = ask(f"Allow the tool {tool.name!r} to run with {arguments}? It has side effects.", APPROVAL_SCHEMA)
-        if inspect.isawaitable(reply):
-            reply = await reply
-        return isinstance(reply, Elicited) and reply.accepted
+        question = f"Allow the tool {tool.name!r} to run with {arguments}? It has side effects."
+        return (await put_to(ask, question, APPROVAL_SCHEMA)).accepted  # a bad reply raises: not approved
 
     return approve
 

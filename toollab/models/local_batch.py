@@ -184,7 +184,6 @@ class DecodeRow:
         self.model, self.ids, self.limit, self.matcher, self.sampling = model, ids, limit, matcher, sampling
         loaded = model.load()
         self.tokenizer, self.eos_ids = loaded.tokenizer, loaded.eos_ids
-        self.request, self.results = context.request, context.results
         self.failed = self.tokenizer(context.failed_turn or "", add_special_tokens=False)["input_ids"]
         self.source = f"{context.request}\n{context.results}" if model.grounded_calls else None
         self.steer = None
@@ -276,13 +275,28 @@ class Batcher:
         row.first_token = time.perf_counter() - row.started
         return row.advance(logits)
 
-    def _end(self, row: DecodeRow) -> None:
+    @staticmethod
+    def _release(row: DecodeRow) -> None:
+        """The row's cache back to its model's pool (holding its prompt and what it generated)."""
         if row.slot is not None:
-            row.slot.ids = row.ids + row.generated  # what the cache holds (give() cuts it to the cache's length)
+            row.slot.ids = row.ids + row.generated  # give() cuts it to what the cache holds
             row.model.pool.give(row.slot)
             row.slot = None
+
+    def _end(self, row: DecodeRow) -> None:
+        self._release(row)
         if not row.future.done():
             row.future.set_result(row.generation())
+
+    def _admit(self, rows: Sequence[DecodeRow]) -> list[DecodeRow]:
+        """Start each row (reading its prompt); the ones still decoding after their first token."""
+        going = []
+        for row in rows:
+            if self._start(row):
+                self._end(row)
+            else:
+                going.append(row)
+        return going
 
     def _step(self, active: list[DecodeRow]) -> list[DecodeRow]:
         """One token for every active row; the rows still decoding."""
@@ -304,19 +318,12 @@ class Batcher:
 
         with self.lock, torch.inference_mode():
             try:
-                active = []
-                for row in rows:
-                    if self._start(row):
-                        self._end(row)
-                    else:
-                        active.append(row)
+                active = self._admit(rows)
                 while active:
                     active = self._step(active)
             finally:
                 for row in rows:  # after a failure: the caches go back all the same
-                    if row.slot is not None:
-                        row.model.pool.give(row.slot)
-                        row.slot = None
+                    self._release(row)
         return [row.future.result() for row in rows]
 
     def _tick(self) -> None:
@@ -328,13 +335,7 @@ class Batcher:
                 with self._guard:
                     room = max(0, self.max_rows - len(self.active))
                     admitted, self.pending = self.pending[:room], self.pending[room:]
-                for row in admitted:
-                    if row.future.cancelled():
-                        continue
-                    if self._start(row):
-                        self._end(row)
-                    else:
-                        self.active.append(row)
+                self.active += self._admit([r for r in admitted if not r.future.cancelled()])
                 for row in [r for r in self.active if r.future.cancelled()]:  # their callers gave up
                     self.active.remove(row)
                     self._end(row)
@@ -353,9 +354,7 @@ class Batcher:
             rows, self.pending = [*self.active, *self.pending], []
         self.active = []
         for row in rows:
-            if row.slot is not None:
-                row.model.pool.give(row.slot)
-                row.slot = None
+            self._release(row)
             if not row.future.done():
                 row.future.set_exception(exc)
 

@@ -10,6 +10,7 @@ a `ToolError`, so the model reads why the tool could not go on.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Any, Literal, Protocol
@@ -55,6 +56,17 @@ class CallContext(Protocol):
 
 Asker = Callable[[str, dict[str, Any]], "Elicited | Awaitable[Elicited]"]
 """Asks the user `message` for an object fitting a schema (in-process elicitation: `Agent(ask=...)`)."""
+
+
+async def put_to(ask: Asker, message: str, schema: dict[str, Any]) -> Elicited:
+    """Put a question to an `Asker` (sync or async): its reply, which must be an `Elicited`."""
+    reply = ask(message, schema)
+    if inspect.isawaitable(reply):
+        reply = await reply
+    if not isinstance(reply, Elicited):
+        raise TypeError(f"an ask function must return an Elicited, not {type(reply).__name__}")
+    return reply
+
 
 current_context: ContextVar[CallContext | None] = ContextVar("current_call_context", default=None)
 

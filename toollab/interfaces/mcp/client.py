@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,7 +21,7 @@ from mcp.types import CallToolResult, ElicitResult, TextContent
 
 from toollab.interfaces.mcp.content import toollab_part
 from toollab.tools import ContentPart, Text, Tool, ToolError, safe_name
-from toollab.tools.call_context import Asker
+from toollab.tools.call_context import Asker, put_to
 from toollab.tools.content import as_text
 
 DEFAULT_CALL_TIMEOUT = 60.0
@@ -84,9 +83,7 @@ class MCPServer:
         """The server's question (`elicitation/create`, e.g. whether a tool with side effects may run), put to
         `ask` with the schema the server sent."""
         assert self.ask is not None
-        reply = self.ask(message, params.requested_schema)
-        if inspect.isawaitable(reply):
-            reply = await reply
+        reply = await put_to(self.ask, message, params.requested_schema)
         return ElicitResult(action=reply.action, content=reply.content)
 
     async def connect(self) -> None:
