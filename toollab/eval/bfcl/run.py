@@ -15,6 +15,7 @@ import traceback
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,10 @@ from toollab.eval.synth.generate import TASKS, load_synth
 from toollab.eval.synth.tasks import run_task
 from toollab.formats import Format, get_format
 from toollab.harness import Model
-from toollab.harness.request import policy_of
+from toollab.harness.request import CallPolicy, policy_of
 from toollab.models.registry import NO_ADAPTER, adapter_of, is_local, load_model
 from toollab.models.switches import Switches
+from toollab.scale import Executor, InProcess, Job
 
 GROUND_TRUTH = "ground-truth"  # the model name of the self-check
 
@@ -89,10 +91,54 @@ def _with_later_switches(recorded: str) -> str:
 Progress = Callable[[ItemRecord], None]
 
 
-def wire_format(model: Model) -> Format | None:
+def wire_format(model: Model | None) -> Format | None:
     """The text format a model writes its calls in; None for backends with native tool calling."""
     fmt = getattr(model, "format", None)
     return fmt if isinstance(fmt, Format) else None
+
+
+@dataclass(slots=True)
+class ItemRunner:
+    """What running one item needs, and no more: it travels to a Ray worker with each item (the model as its
+    load arguments, `toollab.scale.shipping`). `model` None: the self-check (ground truth in the chosen format)."""
+
+    config: RunConfig
+    model: Model | None
+    policy: CallPolicy
+    run_name: str  # BFCL keeps environment instances in module globals keyed by this name
+
+    def head(self, item: Item, model: Model | None = None) -> RecordHead:
+        fmt = wire_format(model if model is not None else self.model)
+        name = fmt.name if fmt is not None else self.config.format or "native"
+        return RecordHead(id=item.id, category=item.category, model=self.config.model, format=name)
+
+    async def run_item(self, item: Item) -> ItemRecord:
+        model: Model
+        if self.model is None:
+            chosen = get_format(self.config.format)
+            model = GroundTruthModel(item, chosen, tool_set(item.functions, keep_dots=chosen.dotted_names).original)
+        else:
+            model = self.model
+        fmt = wire_format(model)
+        head = self.head(item, model)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.config.item_timeout):
+                k = self.config.tools_per_turn
+                if item.category == TASKS:
+                    return await run_task(item, model, head, self.policy, tools_per_turn=k)
+                if item.multi_turn:
+                    return await run_multi_turn(
+                        item, model, head, self.policy, run_name=self.run_name, tools_per_turn=k
+                    )
+                keep_dots = fmt is not None and fmt.dotted_names
+                return await run_single_turn(item, model, head, self.policy, keep_dots=keep_dots, tools_per_turn=k)
+        except TimeoutError:
+            seconds = time.perf_counter() - started
+            return failed(head, f"no answer within {self.config.item_timeout} s", "provider", seconds, "timeout")
+        except Exception as exc:  # a bug in toollab must cost one item, not the run
+            detail = "".join(traceback.format_exception_only(exc)).strip()
+            return failed(head, f"harness crashed: {detail}", "harness", time.perf_counter() - started)
 
 
 class BfclRun:
@@ -123,7 +169,7 @@ class BfclRun:
             adapter=adapter_of(config.model, config.adapter),  # spelled out: the default may change between versions
         )
         self._check_resumable()
-        # BFCL keeps environment instances in module globals keyed by this name: fresh per process and run
+        # BFCL keeps environment instances in module globals keyed by this name: fresh per run
         self.run_name = f"toollab_{uuid.uuid4().hex[:12]}"
 
     def _load_model(self) -> Model:
@@ -157,53 +203,48 @@ class BfclRun:
         done = self.results.done_ids()
         return [item for item in self.items if item.id not in done]
 
-    async def run_item(self, item: Item) -> ItemRecord:
-        model: Model
-        if self.model is None:  # the self-check: ground truth written in the chosen format
-            chosen = get_format(self.config.format)
-            model = GroundTruthModel(item, chosen, tool_set(item.functions, keep_dots=chosen.dotted_names).original)
-        else:
-            model = self.model
-        fmt = wire_format(model)
-        name = fmt.name if fmt is not None else self.config.format or "native"
-        head = RecordHead(id=item.id, category=item.category, model=self.config.model, format=name)
-        started = time.perf_counter()
-        try:
-            async with asyncio.timeout(self.config.item_timeout):
-                k = self.config.tools_per_turn
-                if item.category == TASKS:
-                    return await run_task(item, model, head, self.policy, tools_per_turn=k)
-                if item.multi_turn:
-                    return await run_multi_turn(
-                        item, model, head, self.policy, run_name=self.run_name, tools_per_turn=k
-                    )
-                keep_dots = fmt is not None and fmt.dotted_names
-                return await run_single_turn(item, model, head, self.policy, keep_dots=keep_dots, tools_per_turn=k)
-        except TimeoutError:
-            seconds = time.perf_counter() - started
-            return failed(head, f"no answer within {self.config.item_timeout} s", "provider", seconds, "timeout")
-        except Exception as exc:  # a bug in toollab must cost one item, not the run
-            detail = "".join(traceback.format_exception_only(exc)).strip()
-            return failed(head, f"harness crashed: {detail}", "harness", time.perf_counter() - started)
+    @property
+    def runner(self) -> ItemRunner:
+        return ItemRunner(self.config, self.model, self.policy, self.run_name)
 
-    async def run(self, on_record: Progress | None = None) -> dict[str, Any]:
-        """Run the pending items; returns the summary of all recorded items."""
+    async def run_item(self, item: Item) -> ItemRecord:
+        return await self.runner.run_item(item)
+
+    def jobs(self) -> tuple[list[Item], list[Job[ItemRecord]]]:
+        """The pending items and a job for each (what an executor runs; a Ray worker gets the runner, not the
+        run's folder or its other items)."""
+        pending, runner = self.pending, self.runner
+        return pending, [partial(runner.run_item, item) for item in pending]
+
+    def record(self, record: ItemRecord) -> None:
+        """Keep a finished item's record (appended and flushed at once)."""
+        self.results.append(record)
+
+    def start(self) -> None:
+        """Ready the folder before the first record: run.json written, a line torn by a killed run cut."""
         self.out.mkdir(parents=True, exist_ok=True)
         self.results.repair()
         (self.out / "run.json").write_text(json.dumps(asdict(self.config), indent=2), encoding="utf-8")
-        limiter = asyncio.Semaphore(max(1, self.config.concurrency))
 
-        async def one(item: Item) -> None:
-            async with limiter:
-                record = await self.run_item(item)
-            self.results.append(record)
+    async def run(self, on_record: Progress | None = None, executor: Executor | None = None) -> dict[str, Any]:
+        """Run the pending items (in this process, `config.concurrency` at a time, unless `executor` says where);
+        returns the summary of all recorded items."""
+        self.start()
+        pending, jobs = self.jobs()
+
+        def done(index: int, record: ItemRecord) -> None:
+            self.record(record)
             if on_record is not None:
                 on_record(record)
 
-        async with asyncio.TaskGroup() as group:
-            for item in self.pending:
-                group.create_task(one(item))
+        await (executor or InProcess(self.config.concurrency)).run(
+            jobs, done, lambda i, why: self.lost(pending[i], why)
+        )
         return self.finish()
+
+    def lost(self, item: Item, why: str) -> ItemRecord:
+        """The record of an item that could not be run (its worker died on every attempt)."""
+        return failed(self.runner.head(item), f"not evaluated: {why}", "harness", 0.0)
 
     def finish(self) -> dict[str, Any]:
         return write_outputs(self.out, asdict(self.config))

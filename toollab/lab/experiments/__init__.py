@@ -38,4 +38,9 @@ EXPERIMENTS: dict[str, Callable[[Settings], Coroutine[Any, Any, Report]]] = {
     "rag": rag.run,
 }
 
-__all__ = ["EXPERIMENTS", "Report", "Settings"]
+
+# The experiments whose tasks go through the settings' executor (`solve_all`), so `--executor ray` shards them; the
+# others run in one process (they build indexes or train on the way).
+SHARDED = ("protocol", "stages", "descriptions", "errors", "planning", "critique", "tamper", "codeact", "injection")
+
+__all__ = ["EXPERIMENTS", "SHARDED", "Report", "Settings"]

@@ -3,7 +3,6 @@ plots, and the files it writes."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from toollab.eval.stats import Proportion
 from toollab.harness.model import Model
 from toollab.lab.countries.tasks import Task
 from toollab.lab.strategies.base import Outcome
+from toollab.scale import Executor, InProcess
 
 ProgressHook = Callable[[int, int], None]  # (done, total)
 Job = Callable[[], Awaitable[Outcome]]
@@ -30,6 +30,7 @@ class Settings:
     out: Path | None = None  # where tables, outcomes and plots go; nothing is written when None
     on_progress: ProgressHook | None = None
     concurrency: int = 1  # tasks in flight at once (a local model decodes them together)
+    executor: Executor | None = None  # where tasks run (None: in this process, `concurrency` at a time)
 
 
 @dataclass
@@ -46,24 +47,18 @@ class Report:
     files: list[Path] = field(default_factory=list)
 
 
-async def solve_all(
-    jobs: Sequence[Job], on_progress: ProgressHook | None = None, concurrency: int = 1
-) -> list[Outcome]:
-    """Run the jobs, `concurrency` at a time (a local model decodes those in flight together), reporting
-    progress; outcomes in the jobs' order."""
-    limiter = asyncio.Semaphore(max(1, concurrency))
+async def solve_all(s: Settings, jobs: Sequence[Job]) -> list[Outcome]:
+    """Run the jobs on the settings' executor (in this process by default, `concurrency` at a time), reporting
+    progress; outcomes in the jobs' order. A job may run in another process: what it finds goes in its outcome."""
     finished = 0
 
-    async def one(job: Job) -> Outcome:
+    def done(index: int, outcome: Outcome) -> None:
         nonlocal finished
-        async with limiter:
-            outcome = await job()
         finished += 1
-        if on_progress is not None:
-            on_progress(finished, len(jobs))
-        return outcome
+        if s.on_progress is not None:
+            s.on_progress(finished, len(jobs))
 
-    return list(await asyncio.gather(*(one(job) for job in jobs)))
+    return await (s.executor or InProcess(s.concurrency)).run(jobs, done)
 
 
 async def compare(
@@ -72,7 +67,7 @@ async def compare(
     """Every task under every condition, task by task (so the conditions stay paired); each outcome labelled with
     its condition. Returns all outcomes and them grouped by condition."""
     jobs = [partial(solve, t) for t in tasks for solve in conditions.values()]
-    outcomes = await solve_all(jobs, s.on_progress, s.concurrency)
+    outcomes = await solve_all(s, jobs)
     for o, label in zip(outcomes, list(conditions) * len(tasks), strict=True):
         o.strategy = label
     return outcomes, {label: [o for o in outcomes if o.strategy == label] for label in conditions}

@@ -47,7 +47,7 @@ async def run(s: Settings) -> Report:
     tools = countries_tools("clear")
     tap = Wiretap(s.model)
     first = await react(tap, tasks[0], tools)
-    rest = await solve_all([partial(react, s.model, t, tools) for t in tasks[1:]], s.on_progress, s.concurrency)
+    rest = await solve_all(s, [partial(react, s.model, t, tools) for t in tasks[1:]])
     outcomes = [first, *rest]
     report = Report("protocol", s.model.name, outcomes=outcomes)
     lines = [f"Task: {tasks[0].question}  (expected {tasks[0].answer}; answered {first.answer!r})", ""]

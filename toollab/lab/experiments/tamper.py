@@ -22,6 +22,7 @@ from toollab.tools import Tool
 
 THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.5)
 THRESHOLD = 0.2  # the one the check in the runs uses
+CHECKED = "checked"  # the outcome's extra that carries its sanity checks back to the run
 
 
 @dataclass
@@ -79,23 +80,24 @@ async def _estimate(model: Model, name: str) -> int | None:
     return int(found[0]) if found else None
 
 
-async def _solve(model: Model, task: Task, seed: int, log: list[Checked]) -> Outcome:
+async def _solve(model: Model, task: Task, seed: int) -> Outcome:
     tamper = Tamper(seed=seed)
     tools = countries_tools("clear", tamper=tamper)
-    start = len(log)
+    log: list[Checked] = []  # this task's checks, returned in its outcome (a task may run in another process)
     # the check's estimates are requests of their own: the outcome's model calls count the agent's only
     checked = [
         sanity_checked(t, partial(_estimate, model), tamper, log) if t.name == "population" else t for t in tools
     ]
     o = await react(model, task, checked)
-    o.extra["tampered"] = any(e.tampered for e in log[start:])
+    o.extra["tampered"] = any(e.tampered for e in log)
+    o.extra[CHECKED] = log
     return o
 
 
 async def run(s: Settings) -> Report:
     tasks = generate_tasks(s.n, s.seed, ("difference", "sum"))
-    log: list[Checked] = []
-    outcomes = await solve_all([partial(_solve, s.model, t, s.seed, log) for t in tasks], s.on_progress, s.concurrency)
+    outcomes = await solve_all(s, [partial(_solve, s.model, t, s.seed) for t in tasks])
+    log: list[Checked] = [entry for o in outcomes for entry in o.extra.pop(CHECKED)]
     report = Report("tamper", s.model.name, outcomes=outcomes)
     judged = [e for e in log if e.deviation is not None]
     tampered = [e for e in judged if e.tampered]

@@ -1,0 +1,179 @@
+"""The Ray executor: jobs sharded over Ray actors that each keep the models their jobs name (loaded once per
+worker), results streamed back as they finish.
+
+Failures: a worker that dies (killed, out of memory) is restarted by Ray (`max_restarts=-1`); the job it was
+running goes back to the front of the queue, so the next free worker, usually another one, takes it, and the
+restarted worker rejoins when it answers again. A job whose worker dies `attempts` times becomes `on_lost`'s
+stand-in result instead of stopping the run. Results that arrived are never asked for again.
+
+Without an address, Ray starts a cluster on this machine with every server bound to 127.0.0.1 (Ray binds the
+node's routable address unless told it is a single-machine cluster: RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0), no
+dashboard and no usage reports; it stops with the executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+from toollab.scale import shipping
+from toollab.scale.executor import Job, OnDone, OnLost
+
+ATTEMPTS = 3  # a job whose worker dies this many times is given up (it is likely what kills the worker)
+RESTART_SECONDS = 300.0  # how long a slot waits for its dead worker to come back before leaving the run
+
+
+def _local_cluster_environment() -> None:
+    """A cluster started here listens on loopback only and reports nothing anywhere: the environment for the
+    processes `ray.init` starts, and Ray's own flag in this one (read at import, so set again if Ray was imported
+    before)."""
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False
+
+
+class Worker:
+    """A Ray actor: runs shipped jobs on its event loop, `max_concurrency` at a time (a local model in it batches
+    them), keeping the models they name between jobs."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        try:
+            import torch
+
+            torch.set_num_threads(threads)
+        except ImportError:  # a worker for remote models only
+            pass
+
+    async def run(self, payload: bytes) -> bytes:
+        job = shipping.loads(payload)
+        return shipping.dumps(await job())
+
+    async def pid(self) -> int:
+        return os.getpid()
+
+
+class RayExecutor:
+    remote = True
+
+    def __init__(
+        self, workers: int | None = None, concurrency: int = 1, address: str | None = None, worker_cpus: float = 1
+    ):
+        self.address = address
+        self.concurrency = max(1, concurrency)
+        self.worker_cpus = worker_cpus
+        self.requested = workers
+        self.workers: list[Any] = []
+        self._started_cluster = False
+        self.retried = 0  # jobs sent again after their worker died
+        self.description = f"Ray ({address or 'a local cluster on 127.0.0.1'})"
+
+    def start(self) -> None:
+        """Connect (or start the local cluster) and start the workers; `run` does it on first use."""
+        if self.workers:
+            return
+        if self.address is None:
+            _local_cluster_environment()
+        import ray
+
+        if not ray.is_initialized():
+            if self.address is None:
+                ray.init(address="local", include_dashboard=False, log_to_driver=False, configure_logging=False)
+                self._started_cluster = True
+            else:
+                ray.init(address=self.address, log_to_driver=False, configure_logging=False)
+        cpus = ray.cluster_resources().get("CPU", 1)
+        count = self.requested or max(1, int(cpus // self.worker_cpus))
+        actor = ray.remote(max_restarts=-1, max_task_retries=0)(Worker)
+        threads = max(1, int(self.worker_cpus))
+        self.workers = [
+            actor.options(num_cpus=self.worker_cpus, max_concurrency=self.concurrency).remote(threads)
+            for _ in range(count)
+        ]
+        ray.get([w.pid.remote() for w in self.workers])  # every worker up before the clock of the first job starts
+        self.description = f"Ray ({self.address or 'local cluster on 127.0.0.1'}), {count} workers x {self.concurrency}"
+
+    async def run(
+        self, jobs: Sequence[Job[Any]], on_done: OnDone[Any] | None = None, on_lost: OnLost[Any] | None = None
+    ) -> list[Any]:
+        from ray.exceptions import RayActorError
+
+        self.start()  # blocks the loop once, before any job: Ray's init wants the main thread
+        results: dict[int, Any] = {}
+        queue = deque(range(len(jobs)))
+        attempts = [0] * len(jobs)
+        changed = asyncio.Event()  # a job finished or came back to the queue
+
+        def deliver(index: int, result: Any) -> None:
+            results[index] = result
+            if on_done is not None:
+                on_done(index, result)
+            changed.set()
+
+        async def slot(worker: Any) -> None:
+            while len(results) < len(jobs):
+                if not queue:  # the rest are running elsewhere; one may yet come back
+                    changed.clear()
+                    await changed.wait()
+                    continue
+                index = queue.popleft()
+                try:
+                    payload = await worker.run.remote(shipping.dumps(jobs[index]))
+                except RayActorError as exc:
+                    attempts[index] += 1
+                    if attempts[index] >= ATTEMPTS:
+                        if on_lost is None:
+                            raise
+                        deliver(
+                            index, on_lost(index, f"its worker died {attempts[index]} times ({type(exc).__name__})")
+                        )
+                    else:
+                        queue.appendleft(index)  # for the next free worker
+                        self.retried += 1
+                        changed.set()
+                    if not await _back(worker):
+                        return
+                    continue
+                deliver(index, shipping.loads(payload))
+
+        async with asyncio.TaskGroup() as group:
+            for worker in self.workers:
+                for _ in range(self.concurrency):
+                    group.create_task(slot(worker))
+        if len(results) < len(jobs):
+            raise RuntimeError(f"every Ray worker left the run; {len(jobs) - len(results)} jobs did not finish")
+        return [results[i] for i in range(len(jobs))]
+
+    async def pids(self) -> list[int]:
+        """The workers' process ids (tests kill one to check that the run survives it)."""
+        return list(await asyncio.gather(*(w.pid.remote() for w in self.workers)))
+
+    def close(self) -> None:
+        import ray
+
+        for worker in self.workers:
+            ray.kill(worker)
+        self.workers = []
+        if self._started_cluster:
+            ray.shutdown()
+            self._started_cluster = False
+
+
+async def _back(worker: Any) -> bool:
+    """Wait until a worker Ray is restarting answers again; False if it does not within RESTART_SECONDS."""
+    from ray.exceptions import RayActorError
+
+    deadline = time.monotonic() + RESTART_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            await worker.pid.remote()
+            return True
+        except RayActorError:
+            await asyncio.sleep(0.5)
+    return False
