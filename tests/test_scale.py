@@ -192,6 +192,7 @@ def test_ray_runs_items_into_the_same_results_and_stays_on_loopback(tmp_path):
         executor.close()
     assert len(streamed) == 12 and summary["items"] == 12 and summary["accuracy"]["value"] == 1.0
     assert _records(tmp_path / "ray") == _records(tmp_path / "here")
+    assert BfclRun(config, tmp_path / "ray").pending == []  # resumable like any run folder
     assert [s["items"] for s in summaries] == [3, 3]
     swept = _records(sweep.out / "format-pythonic")
     assert len(swept) == 3 and all(r["valid"] and r["format"] == "pythonic" for r in swept.values())
@@ -235,3 +236,13 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path):
             record["valid"],
             record["calls"],
         ), item
+
+
+def test_the_lab_on_ray_from_the_command_line(tmp_path):
+    for where, extra in (("here", []), ("ray", ["--executor", "ray", "--workers", "2", "--concurrency", "2"])):
+        args = ["lab", "errors", "--n", "4", "--seed", "5", "--out", str(tmp_path / where), *extra]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "ray" / "outcomes.jsonl").read_text() == (tmp_path / "here" / "outcomes.jsonl").read_text()
+    refused = CliRunner().invoke(app, ["lab", "rag", "--executor", "ray"])
+    assert refused.exit_code == 2 and "runs in one process" in refused.output

@@ -190,17 +190,21 @@ def _run_all(runs: list[BfclRun], executor: Executor, items: int, label: str) ->
     """Runs' pending items through `executor` with a progress bar (accuracy so far); the executor is closed after.
     In process, local models load first, with a message; remote workers load their own."""
     try:
-        if not executor.remote:
-            for run in runs:
+        for run in runs:
+            if not executor.remote:
                 load_local(run.model, console, run.policy)
+            elif run.model is not None and hasattr(run.model, "load"):
+                with console.status(f"loading {run.config.model} on every worker of {executor.description}..."):
+                    asyncio.run(executor.warm(run.model))
     except ModelError as exc:
+        executor.close()
         raise fail(str(exc)) from None
     right = done = 0
     try:
         with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
             task = progress.add_task(label, total=items, accuracy="–")
             if executor.remote:
-                console.print(f"[dim]items run on {executor.description}; workers load the model once each[/dim]")
+                console.print(f"[dim]items run on {executor.description}[/dim]")
 
             def on_record(record: ItemRecord) -> None:
                 nonlocal right, done

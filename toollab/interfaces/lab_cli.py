@@ -111,6 +111,9 @@ def lab(
         )
         if not where.remote:
             load_local(chosen, console)
+        elif hasattr(chosen, "load"):
+            with console.status(f"loading {model} on every worker of {where.description}..."):
+                asyncio.run(where.warm(chosen))
     except (ValueError, ModelError) as exc:
         where.close()
         raise fail(str(exc)) from None
@@ -127,7 +130,7 @@ def lab(
             executor=where,
         )
         if where.remote:
-            console.print(f"[dim]tasks run on {where.description}; workers load the model once each[/dim]")
+            console.print(f"[dim]tasks run on {where.description}[/dim]")
         try:
             report = asyncio.run(EXPERIMENTS[name](settings))
         finally:

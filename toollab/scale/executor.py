@@ -30,7 +30,23 @@ class Executor(Protocol):
         self, jobs: Sequence[Job[Any]], on_done: OnDone[Any] | None = None, on_lost: OnLost[Any] | None = None
     ) -> list[Any]: ...
 
+    async def warm(self, model: object) -> None:
+        """Load `model`'s weights where its jobs will run (on every worker), before the clock of the first item."""
+        ...
+
     def close(self) -> None: ...
+
+
+def load_weights(model: object) -> None:
+    """Load a model's weights now (local models; others have none)."""
+    load = getattr(model, "load", None)
+    if callable(load):
+        load()
+
+
+async def warm_job(model: object) -> None:
+    """`load_weights` as a job (what `warm` ships to each worker)."""
+    load_weights(model)
 
 
 class InProcess:
@@ -56,6 +72,9 @@ class InProcess:
             return result
 
         return list(await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs))))
+
+    async def warm(self, model: object) -> None:
+        load_weights(model)
 
     def close(self) -> None:
         pass

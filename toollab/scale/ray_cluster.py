@@ -18,10 +18,11 @@ import os
 import time
 from collections import deque
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from toollab.scale import shipping
-from toollab.scale.executor import Job, OnDone, OnLost
+from toollab.scale.executor import Job, OnDone, OnLost, warm_job
 
 ATTEMPTS = 3  # a job whose worker dies this many times is given up (it is likely what kills the worker)
 RESTART_SECONDS = 300.0  # how long a slot waits for its dead worker to come back before leaving the run
@@ -149,6 +150,11 @@ class RayExecutor:
         if len(results) < len(jobs):
             raise RuntimeError(f"every Ray worker left the run; {len(jobs) - len(results)} jobs did not finish")
         return [results[i] for i in range(len(jobs))]
+
+    async def warm(self, model: object) -> None:
+        self.start()
+        payload = shipping.dumps(partial(warm_job, model))
+        await asyncio.gather(*(w.run.remote(payload) for w in self.workers))
 
     async def pids(self) -> list[int]:
         """The workers' process ids (tests kill one to check that the run survives it)."""
