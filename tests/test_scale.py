@@ -246,3 +246,16 @@ def test_the_lab_on_ray_from_the_command_line(tmp_path):
     assert (tmp_path / "ray" / "outcomes.jsonl").read_text() == (tmp_path / "here" / "outcomes.jsonl").read_text()
     refused = CliRunner().invoke(app, ["lab", "rag", "--executor", "ray"])
     assert refused.exit_code == 2 and "runs in one process" in refused.output
+
+
+def test_ray_refuses_what_it_cannot_do_with_a_clear_error(tmp_path):
+    args = ["eval", "bfcl", "--model", "ground-truth", "--categories", "simple_python", "--limit", "1"]
+    unreachable = CliRunner().invoke(
+        app, [*args, "--out", str(tmp_path / "a"), "--executor", "ray", "--address", "127.0.0.1:1"]
+    )
+    assert unreachable.exit_code == 2 and "no Ray cluster answers at 127.0.0.1:1" in " ".join(
+        unreachable.output.split()
+    )
+    too_many = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "b"), "--executor", "ray", "--workers", "64"])
+    assert too_many.exit_code == 2 and "64 workers x 1 CPUs need 64 CPUs" in " ".join(too_many.output.split())
+    assert not (tmp_path / "b" / "results.jsonl").exists()

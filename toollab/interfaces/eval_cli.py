@@ -190,13 +190,16 @@ def _run_all(runs: list[BfclRun], executor: Executor, items: int, label: str) ->
     """Runs' pending items through `executor` with a progress bar (accuracy so far); the executor is closed after.
     In process, local models load first, with a message; remote workers load their own."""
     try:
+        if executor.remote:
+            with console.status(f"starting {executor.description}..."):
+                executor.start()
         for run in runs:
             if not executor.remote:
                 load_local(run.model, console, run.policy)
             elif run.model is not None and hasattr(run.model, "load"):
                 with console.status(f"loading {run.config.model} on every worker of {executor.description}..."):
                     asyncio.run(executor.warm(run.model))
-    except ModelError as exc:
+    except (ModelError, ConnectionError, ValueError) as exc:
         executor.close()
         raise fail(str(exc)) from None
     right = done = 0

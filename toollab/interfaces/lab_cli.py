@@ -111,10 +111,13 @@ def lab(
         )
         if not where.remote:
             load_local(chosen, console)
-        elif hasattr(chosen, "load"):
+        else:
+            with console.status(f"starting {where.description}..."):
+                where.start()
+        if where.remote and hasattr(chosen, "load"):
             with console.status(f"loading {model} on every worker of {where.description}..."):
                 asyncio.run(where.warm(chosen))
-    except (ValueError, ModelError) as exc:
+    except (ValueError, ModelError, ConnectionError) as exc:
         where.close()
         raise fail(str(exc)) from None
     folder = out or Path("runs") / "lab" / f"{name}-{model.replace(':', '-').replace('/', '-')}"

@@ -30,6 +30,11 @@ class Executor(Protocol):
         self, jobs: Sequence[Job[Any]], on_done: OnDone[Any] | None = None, on_lost: OnLost[Any] | None = None
     ) -> list[Any]: ...
 
+    def start(self) -> None:
+        """Get ready to run jobs (connect, start workers); `run` does it on first use. Raises ConnectionError when
+        the place cannot be reached."""
+        ...
+
     async def warm(self, model: object) -> None:
         """Load `model`'s weights where its jobs will run (on every worker), before the clock of the first item."""
         ...
@@ -72,6 +77,9 @@ class InProcess:
             return result
 
         return list(await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs))))
+
+    def start(self) -> None:
+        pass
 
     async def warm(self, model: object) -> None:
         load_weights(model)

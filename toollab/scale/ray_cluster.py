@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -81,16 +82,24 @@ class RayExecutor:
             return
         if self.address is None:
             _local_cluster_environment()
+        else:
+            _reachable(self.address)
         import ray
 
         if not ray.is_initialized():
             if self.address is None:
                 ray.init(address="local", include_dashboard=False, log_to_driver=False, configure_logging=False)
-                self._started_cluster = True
             else:
                 ray.init(address=self.address, log_to_driver=False, configure_logging=False)
+            self._started_cluster = True  # ours to shut down (a cluster elsewhere: only our connection to it)
         cpus = ray.cluster_resources().get("CPU", 1)
         count = self.requested or max(1, int(cpus // self.worker_cpus))
+        if count * self.worker_cpus > cpus:  # Ray would wait for CPUs that never come
+            self.close()
+            raise ValueError(
+                f"{count} workers x {self.worker_cpus:g} CPUs need {count * self.worker_cpus:g} CPUs; the cluster has "
+                f"{cpus:g} (fewer --workers or --worker-cpus)"
+            )
         actor = ray.remote(max_restarts=-1, max_task_retries=0)(Worker)
         threads = max(1, int(self.worker_cpus))
         self.workers = [
@@ -161,6 +170,9 @@ class RayExecutor:
         return list(await asyncio.gather(*(w.pid.remote() for w in self.workers)))
 
     def close(self) -> None:
+        """Stop the workers, and the cluster (or the connection) this executor started."""
+        if not self.workers and not self._started_cluster:
+            return
         import ray
 
         for worker in self.workers:
@@ -169,6 +181,18 @@ class RayExecutor:
         if self._started_cluster:
             ray.shutdown()
             self._started_cluster = False
+
+
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast, with the reason, when nothing listens at a cluster's host:port (Ray itself retries for minutes);
+    "auto" and other forms go to Ray as they are."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConnectionError(f"no Ray cluster answers at {address}: {exc.strerror or exc}") from None
 
 
 async def _back(worker: Any) -> bool:
