@@ -121,6 +121,8 @@ def test_a_sweep_expands_its_grid_and_refuses_bad_settings(tmp_path):
         expand({"base": {"categories": ["simple_python"]}, "grid": {"format": "hermes"}}, tmp_path)
     with pytest.raises(ValueError, match="needs categories"):
         expand({"grid": {"format": ["hermes"]}}, tmp_path)
+    shipped = load_sweep(Path(__file__).parent.parent / "sweeps" / "formats.yaml")  # the README's example
+    assert len(shipped.runs) == 4 and shipped.out == Path("runs/sweep-formats")
     (tmp_path / "bad.yaml").write_text("base: [unclosed\n")
     with pytest.raises(ValueError, match="cannot read the sweep"):
         load_sweep(tmp_path / "bad.yaml")
