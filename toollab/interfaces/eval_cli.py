@@ -84,7 +84,12 @@ FormatOption = Annotated[str | None, typer.Option(help=f"Tool-call format: {', '
 LimitOption = Annotated[int | None, typer.Option(min=1, help="Items per category (a fixed sample).")]
 OutOption = Annotated[Path | None, typer.Option(help="Run folder; an existing one is resumed.")]
 ConcurrencyOption = Annotated[
-    int, typer.Option(min=1, help="Items in flight at once (a local model decodes them together in one batch).")
+    int,
+    typer.Option(
+        min=1,
+        help="Items in flight at once, per worker with --executor ray (a local model decodes them together in one "
+        "batch).",
+    ),
 ]
 TokensOption = Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")]
 TimeoutOption = Annotated[float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")]
