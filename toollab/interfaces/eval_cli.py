@@ -22,7 +22,7 @@ from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
 from toollab.harness.request import GATE_SIGNALS
-from toollab.interfaces.loading import load_local, progress_bar
+from toollab.interfaces.loading import load_local, progress_bar, ready_to_run
 from toollab.interfaces.options import (
     AdapterOption,
     AddressOption,
@@ -193,17 +193,10 @@ def _evaluate(config: RunConfig, out: Path | None, executor: Executor) -> None:
 
 def _run_all(runs: list[BfclRun], executor: Executor, items: int, label: str) -> list[dict[str, Any]]:
     """Runs' pending items through `executor` with a progress bar (accuracy so far); the executor is closed after.
-    In process, local models load first, with a message; remote workers load their own."""
+    Models load first (`ready_to_run`), in process or on every worker."""
     try:
-        if executor.remote:
-            with console.status(f"starting {executor.description}..."):
-                executor.start()
         for run in runs:
-            if not executor.remote:
-                load_local(run.model, console, run.policy)
-            elif run.model is not None and hasattr(run.model, "load"):
-                with console.status(f"loading {run.config.model} on every worker of {executor.description}..."):
-                    asyncio.run(executor.warm(run.model))
+            ready_to_run(executor, run.model, run.config.model, console, run.policy)
     except (ModelError, ConnectionError, ValueError) as exc:
         executor.close()
         raise fail(str(exc)) from None
@@ -211,8 +204,6 @@ def _run_all(runs: list[BfclRun], executor: Executor, items: int, label: str) ->
     try:
         with progress_bar(console, "accuracy so far {task.fields[accuracy]}") as progress:
             task = progress.add_task(label, total=items, accuracy="–")
-            if executor.remote:
-                console.print(f"[dim]items run on {executor.description}[/dim]")
 
             def on_record(record: ItemRecord) -> None:
                 nonlocal right, done

@@ -14,7 +14,7 @@ from rich.text import Text
 from toollab.formats import FORMATS
 from toollab.harness.model import Model, ModelError
 from toollab.harness.request import CallPolicy
-from toollab.interfaces.loading import load_local, progress_bar
+from toollab.interfaces.loading import progress_bar, ready_to_run
 from toollab.interfaces.options import (
     AdapterOption,
     AddressOption,
@@ -109,14 +109,7 @@ def lab(
             policy=levers.policy().updated(tool_choice, after_results, parallel),
             adapter=adapter,
         )
-        if not where.remote:
-            load_local(chosen, console)
-        else:
-            with console.status(f"starting {where.description}..."):
-                where.start()
-        if where.remote and hasattr(chosen, "load"):
-            with console.status(f"loading {model} on every worker of {where.description}..."):
-                asyncio.run(where.warm(chosen))
+        ready_to_run(where, chosen, model, console)
     except (ValueError, ModelError, ConnectionError) as exc:
         where.close()
         raise fail(str(exc)) from None
@@ -132,8 +125,6 @@ def lab(
             concurrency=concurrency,
             executor=where,
         )
-        if where.remote:
-            console.print(f"[dim]tasks run on {where.description}[/dim]")
         try:
             report = asyncio.run(EXPERIMENTS[name](settings))
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import importlib.util
 import sys
@@ -12,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from toollab.harness.request import CallPolicy, policy_of
+from toollab.scale import Executor
 from toollab.tools import Tool
 from toollab.tools.served import Served
 
@@ -83,6 +85,23 @@ def load_local(model: Any, out: Console, policy: CallPolicy | None = None, calls
         f"[dim]loaded {loaded.source} in {loaded.load_seconds:.1f} s ({loaded.weights}), "
         f"format {model.format.name}, {decoding}{how if calls else ''}[/dim]"
     )
+
+
+def ready_to_run(
+    executor: Executor, model: Any, label: str, out: Console, policy: CallPolicy | None = None, calls: bool = True
+) -> None:
+    """Before the first item: in process, a local model's weights loaded (`load_local`); on remote workers, the
+    workers started and the model loaded on each, with a spinner. Raises ModelError, ConnectionError (the cluster
+    cannot be reached) or ValueError (it cannot hold the workers asked for)."""
+    if not executor.remote:
+        load_local(model, out, policy, calls)
+        return
+    with out.status(f"starting {executor.description}..."):
+        executor.start()
+    if model is not None and hasattr(model, "load"):
+        with out.status(f"loading {label} on every worker of {executor.description}..."):
+            asyncio.run(executor.warm(model))
+    out.print(f"[dim]items run on {executor.description}[/dim]")
 
 
 def progress_bar(out: Console, *fields: str) -> Progress:
