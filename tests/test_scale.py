@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from toollab.eval import BfclRun, RunConfig
+from toollab.eval.bfcl.run import run_all
 from toollab.eval.sweep import expand, load_sweep
 from toollab.interfaces.cli import app
 from toollab.lab import EXPERIMENTS, SimulatedModel
@@ -186,10 +187,8 @@ def test_ray_runs_items_into_the_same_results_and_stays_on_loopback(tmp_path):
             },
             tmp_path / "sweep",
         )
-        from toollab.eval.sweep import run_sweep
-
         runs = [BfclRun(r.config, sweep.out / r.name) for r in sweep.runs]
-        summaries = asyncio.run(run_sweep(runs, executor))
+        summaries = asyncio.run(run_all(runs, executor))
     finally:
         executor.close()
     assert len(streamed) == 12 and summary["items"] == 12 and summary["accuracy"]["value"] == 1.0

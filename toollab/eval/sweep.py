@@ -10,7 +10,8 @@ whose items all go to one executor.
       format: [hermes, pythonic]
       switches: ["", "gate=off"]
 
-A run's folder is named after its grid values (`format-hermes__switches-gate-off`).
+A run's folder is named after its grid values (`format-hermes__switches-gate-off`); `toollab.eval.bfcl.run.run_all`
+runs the items of all of them on one executor.
 """
 
 from __future__ import annotations
@@ -18,16 +19,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from toollab.eval.bfcl.run import BfclRun, RunConfig
-from toollab.eval.records import ItemRecord
-from toollab.scale import Executor, InProcess
+from toollab.eval.bfcl.run import RunConfig
 
 FIELDS = {f.name for f in dataclasses.fields(RunConfig)}
 
@@ -105,29 +103,3 @@ def load_sweep(path: str | Path) -> Sweep:
     except (OSError, yaml.YAMLError) as exc:
         raise ValueError(f"cannot read the sweep {path}: {exc}") from None
     return expand(document, Path("runs") / f"sweep-{path.stem}")
-
-
-async def run_sweep(
-    runs: list[BfclRun], executor: Executor | None = None, on_record: Callable[[ItemRecord], None] | None = None
-) -> list[dict[str, Any]]:
-    """Every pending item of every run through one executor (run by run, in order, so a worker keeps one model
-    at a time; the next run's items start as the last ones of a run finish); each record goes to its own run's
-    folder. Returns each run's summary."""
-    jobs, owners = [], []
-    for run in runs:
-        run.start()
-        pending, run_jobs = run.jobs()
-        jobs += run_jobs
-        owners += [(run, item) for item in pending]
-
-    def done(index: int, record: ItemRecord) -> None:
-        owners[index][0].record(record)
-        if on_record is not None:
-            on_record(record)
-
-    def lost(index: int, why: str) -> ItemRecord:
-        run, item = owners[index]
-        return run.lost(item, why)
-
-    await (executor or InProcess(max(r.config.concurrency for r in runs))).run(jobs, done, lost)
-    return [run.finish() for run in runs]

@@ -14,10 +14,10 @@ from rich.table import Table
 
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
-from toollab.eval.bfcl.run import write_outputs
+from toollab.eval.bfcl.run import run_all, write_outputs
 from toollab.eval.gate_curve import curve, operating_point, plot, scores_sync
 from toollab.eval.records import ItemRecord
-from toollab.eval.sweep import load_sweep, run_sweep
+from toollab.eval.sweep import load_sweep
 from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES
 from toollab.formats import FORMATS
 from toollab.harness.model import ModelError
@@ -183,7 +183,7 @@ def _evaluate(config: RunConfig, out: Path | None, executor: Executor) -> None:
     pending = run.pending
     if len(pending) < len(run.items):
         console.print(f"resuming {folder}: {len(run.items) - len(pending)} items done, {len(pending)} to go")
-    summaries = _run_all([run], executor, len(pending), config.dataset)
+    summaries = _with_progress([run], executor, len(pending), config.dataset)
     summary = summaries[0]
     console.print(summary_table(summary))
     kinds = ", ".join(f"{kind} {count}" for kind, count in summary["failure_kinds"].items())
@@ -191,12 +191,11 @@ def _evaluate(config: RunConfig, out: Path | None, executor: Executor) -> None:
     console.print(f"[dim]{folder}/results.jsonl, summary.json, report.html[/dim]")
 
 
-def _run_all(runs: list[BfclRun], executor: Executor, items: int, label: str) -> list[dict[str, Any]]:
+def _with_progress(runs: list[BfclRun], executor: Executor, items: int, label: str) -> list[dict[str, Any]]:
     """Runs' pending items through `executor` with a progress bar (accuracy so far); the executor is closed after.
     Models load first (`ready_to_run`), in process or on every worker."""
     try:
-        for run in runs:
-            ready_to_run(executor, run.model, run.config.model, console, run.policy)
+        ready_to_run(executor, [(run.model, run.config.model, run.policy) for run in runs], console)
     except (ModelError, ConnectionError, ValueError) as exc:
         executor.close()
         raise fail(str(exc)) from None
@@ -211,7 +210,7 @@ def _run_all(runs: list[BfclRun], executor: Executor, items: int, label: str) ->
                 right += record.valid
                 progress.update(task, advance=1, accuracy=f"{100 * right / done:.1f}% ({right}/{done})")
 
-            return asyncio.run(run_sweep(runs, executor, on_record))
+            return asyncio.run(run_all(runs, executor, on_record))
     finally:
         executor.close()
 
@@ -227,15 +226,17 @@ def sweep(
 ) -> None:
     """Expand a grid of run settings into runs (one folder each, each resumable) and run their items on one
     executor; prints a table of the runs."""
+    where = _executor(dict(locals()))
     try:
         plan = load_sweep(config)
         runs = [BfclRun(dataclasses.replace(r.config, concurrency=concurrency), plan.out / r.name) for r in plan.runs]
     except (ValueError, RuntimeError, TypeError) as exc:
+        where.close()
         raise fail(str(exc)) from None
     pending = sum(len(run.pending) for run in runs)
     total = sum(len(run.items) for run in runs)
     console.print(f"sweep {config}: {len(runs)} runs, {total} items, {pending} to go, into {plan.out}")
-    summaries = _run_all(runs, make_executor(executor, concurrency, workers, address, worker_cpus), pending, "sweep")
+    summaries = _with_progress(runs, where, pending, "sweep")
     table = Table(title=f"sweep {config} ({plan.out})")
     categories = sorted({c for s in summaries for c in s["categories"]})
     table.add_column("run", no_wrap=True)

@@ -109,7 +109,7 @@ def lab(
             policy=levers.policy().updated(tool_choice, after_results, parallel),
             adapter=adapter,
         )
-        ready_to_run(where, chosen, model, console)
+        ready_to_run(where, [(chosen, model, None)], console)
     except (ValueError, ModelError, ConnectionError) as exc:
         where.close()
         raise fail(str(exc)) from None

@@ -6,6 +6,7 @@ import asyncio
 import importlib
 import importlib.util
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,19 +89,22 @@ def load_local(model: Any, out: Console, policy: CallPolicy | None = None, calls
 
 
 def ready_to_run(
-    executor: Executor, model: Any, label: str, out: Console, policy: CallPolicy | None = None, calls: bool = True
+    executor: Executor, models: Sequence[tuple[Any, str, CallPolicy | None]], out: Console, calls: bool = True
 ) -> None:
-    """Before the first item: in process, a local model's weights loaded (`load_local`); on remote workers, the
-    workers started and the model loaded on each, with a spinner. Raises ModelError, ConnectionError (the cluster
-    cannot be reached) or ValueError (it cannot hold the workers asked for)."""
+    """Before the first item: in process, each local model's weights loaded (`load_local`, with how it will be
+    asked for calls: `(model, label, policy)`); on remote workers, the workers started once and each model loaded
+    on every one, with spinners. Raises ModelError, ConnectionError (the cluster cannot be reached) or ValueError
+    (it cannot hold the workers asked for)."""
     if not executor.remote:
-        load_local(model, out, policy, calls)
+        for model, _, policy in models:
+            load_local(model, out, policy, calls)
         return
     with out.status(f"starting {executor.description}..."):
         executor.start()
-    if model is not None and hasattr(model, "load"):
-        with out.status(f"loading {label} on every worker of {executor.description}..."):
-            asyncio.run(executor.warm(model))
+    for model, label, _ in models:
+        if model is not None and hasattr(model, "load"):
+            with out.status(f"loading {label} on every worker of {executor.description}..."):
+                asyncio.run(executor.warm(model))
     out.print(f"[dim]items run on {executor.description}[/dim]")
 
 

@@ -136,38 +136,30 @@ def load_model(
     other backends, which constrain on their side. `adapter` (local models only): a LoRA adapter folder,
     "shipped" or "none"; by default the embedded model runs with the shipped adapter (`adapter_of`). `options` go
     to the backend's constructor."""
-    model = _load(spec, format, max_new_tokens, constrained, switches, policy, adapter, dict(options))
+    wanted = LoadSpec(spec, format, max_new_tokens, constrained, switches, policy, adapter, options)
+    model = _load(wanted)
     if not isinstance(model, ScriptedModel):
-        loaded_as = LoadSpec(spec, format, max_new_tokens, constrained, switches, policy, adapter, options)
-        model.load_spec = loaded_as  # type: ignore[attr-defined]
+        model.load_spec = wanted  # type: ignore[attr-defined]
     return model
 
 
-def _load(
-    spec: str,
-    format: str | None,
-    max_new_tokens: int | None,
-    constrained: bool | None,
-    switches: Switches | None,
-    policy: CallPolicy | None,
-    adapter: str | None,
-    options: dict[str, Any],
-) -> Model:
-    if constrained:
+def _load(wanted: LoadSpec) -> Model:
+    spec, options = wanted.spec, dict(wanted.options)
+    if wanted.constrained:
         require_local(spec)
-    folder = adapter_folder(spec, adapter)
+    folder = adapter_folder(spec, wanted.adapter)
     kind, _, rest = spec.partition(":")
     if kind == "local":
-        if max_new_tokens is not None:
-            options["max_new_tokens"] = max_new_tokens
-        grammar = ToolGrammar() if constrained is not False else None
-        chosen = switches or Switches()
+        if wanted.max_new_tokens is not None:
+            options["max_new_tokens"] = wanted.max_new_tokens
+        grammar = ToolGrammar() if wanted.constrained is not False else None
+        chosen = wanted.switches or Switches()
         options = {**chosen.local_options(), **options}
         return LocalModel(
             rest or None,
-            format=format,
+            format=wanted.format,
             constraint=grammar,
-            policy=policy or chosen.policy(),
+            policy=wanted.policy or chosen.policy(),
             adapter=folder,
             **options,
         )

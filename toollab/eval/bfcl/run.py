@@ -216,10 +216,6 @@ class BfclRun:
         pending, runner = self.pending, self.runner
         return pending, [partial(runner.run_item, item) for item in pending]
 
-    def record(self, record: ItemRecord) -> None:
-        """Keep a finished item's record (appended and flushed at once)."""
-        self.results.append(record)
-
     def start(self) -> None:
         """Ready the folder before the first record: run.json written, a line torn by a killed run cut."""
         self.out.mkdir(parents=True, exist_ok=True)
@@ -229,18 +225,7 @@ class BfclRun:
     async def run(self, on_record: Progress | None = None, executor: Executor | None = None) -> dict[str, Any]:
         """Run the pending items (in this process, `config.concurrency` at a time, unless `executor` says where);
         returns the summary of all recorded items."""
-        self.start()
-        pending, jobs = self.jobs()
-
-        def done(index: int, record: ItemRecord) -> None:
-            self.record(record)
-            if on_record is not None:
-                on_record(record)
-
-        await (executor or InProcess(self.config.concurrency)).run(
-            jobs, done, lambda i, why: self.lost(pending[i], why)
-        )
-        return self.finish()
+        return (await run_all([self], executor, on_record))[0]
 
     def lost(self, item: Item, why: str) -> ItemRecord:
         """The record of an item that could not be run (its worker died on every attempt)."""
@@ -248,6 +233,33 @@ class BfclRun:
 
     def finish(self) -> dict[str, Any]:
         return write_outputs(self.out, asdict(self.config))
+
+
+async def run_all(
+    runs: list[BfclRun], executor: Executor | None = None, on_record: Progress | None = None
+) -> list[dict[str, Any]]:
+    """Every pending item of every run through one executor (in this process by default, the runs' largest
+    `concurrency` at a time): run by run, in order, so a worker keeps one model at a time and the next run's items
+    start as the last ones of a run finish. Each record goes to its own run's folder as it arrives. Returns each
+    run's summary."""
+    jobs, owners = [], []
+    for run in runs:
+        run.start()
+        pending, run_jobs = run.jobs()
+        jobs += run_jobs
+        owners += [(run, item) for item in pending]
+
+    def done(index: int, record: ItemRecord) -> None:
+        owners[index][0].results.append(record)
+        if on_record is not None:
+            on_record(record)
+
+    def lost(index: int, why: str) -> ItemRecord:
+        run, item = owners[index]
+        return run.lost(item, why)
+
+    await (executor or InProcess(max(r.config.concurrency for r in runs))).run(jobs, done, lost)
+    return [run.finish() for run in runs]
 
 
 def write_outputs(out: str | Path, config: dict[str, Any]) -> dict[str, Any]:
