@@ -53,7 +53,7 @@ def ray(workers: int, cpus: float, concurrency: int = 1) -> tuple[Executor, floa
     """A Ray executor with its workers started, and how long that took."""
     executor = executor_for("ray", workers=workers, worker_cpus=cpus, concurrency=concurrency)
     started = time.perf_counter()
-    executor.start()  # type: ignore[attr-defined]
+    executor.start()
     return executor, time.perf_counter() - started
 
 
