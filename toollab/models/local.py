@@ -9,6 +9,7 @@ top-p; requests decoding at the same time share each pass (continuous batching, 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from toollab.models import local_weights
 from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_gate import decide
+from toollab.models.local_mentions import mentioned_required
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
@@ -133,6 +135,8 @@ class LocalModel:
         demos: DemoPicker | None = None,
         adapter: str | None = None,
         votes: int = 1,
+        named_optionals: bool = False,
+        coverage: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -153,6 +157,8 @@ class LocalModel:
         self.grounding = grounding  # added to the logits of the request's and the results' tokens in a calling turn
         self.demos = demos  # worked examples shown before the request when tools are offered
         self.votes = votes  # a calling turn decodes this many candidates and keeps the calls most of them make
+        self.named_optionals = named_optionals  # the grammar asks for the optional parameters the request names
+        self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._pool: CachePool | None = None
@@ -320,6 +326,9 @@ class LocalModel:
         a calling turn under `votes`, more candidates sampled at `VOTE_TEMPERATURE` from a generator seeded by
         the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
         under its grammar."""
+        if self.named_optionals and context.request:
+            tools = [mentioned_required(t, context.request) for t in params.tools]
+            params = dataclasses.replace(params, tools=tools)
         plans: list[tuple[TokenMatcher | None, tuple[float, Any] | None]] = [(self._matcher(params, None), None)]
         if self.votes > 1 and params.tools and params.tool_choice != "none":
             import torch

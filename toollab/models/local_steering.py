@@ -78,12 +78,12 @@ def _key(call: ToolCall) -> tuple[str, str]:
     return call.name, repr(call.args_or_raw())
 
 
-def _values(value: Any) -> list[str]:
+def call_values(value: Any) -> list[str]:
     """The scalar values in an argument value, as text (booleans and None left out: nothing to ground)."""
     if isinstance(value, dict):
-        return [v for item in value.values() for v in _values(item)]
+        return [v for item in value.values() for v in call_values(item)]
     if isinstance(value, list):
-        return [v for item in value for v in _values(item)]
+        return [v for item in value for v in call_values(item)]
     if isinstance(value, bool) or value is None:
         return []
     if isinstance(value, float) and value.is_integer():
@@ -97,8 +97,8 @@ def adds_to(call: ToolCall, earlier: Sequence[ToolCall], request: str) -> bool:
     used the same tool, in none of that tool's earlier calls (a second tool may ask about the same thing)."""
     said = request.lower()
     same_tool = [c for c in earlier if c.name == call.name]
-    used = {v.strip().lower() for c in same_tool for v in _values(c.args_or_raw())}
-    return any((v := raw.strip().lower()) and v in said and v not in used for raw in _values(call.args_or_raw()))
+    used = {v.strip().lower() for c in same_tool for v in call_values(c.args_or_raw())}
+    return any((v := raw.strip().lower()) and v in said and v not in used for raw in call_values(call.args_or_raw()))
 
 
 def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None) -> str | None:
@@ -124,6 +124,8 @@ def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None)
 _WORDS = re.compile(r"[\w.%:-]+")
 _SEPARATORS = {"", ",", ".", ";", ":", "?", "!", ")", "]", "}", "'", '"', "),", ").", ");", "?'", "'?"}
 _VALUE = re.compile(r""":\s?("?)$""")  # inside a JSON call, where a value starts (or right after its quote)
+_INSIDE = re.compile(r""":\s?"[^"\\]*$""")  # inside a string value
+_SEPARATED = re.compile(r"""[\s,;:]$""")  # ... that ends in a space or a separator
 COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
 
 
@@ -136,17 +138,24 @@ def _token_ids(tokenizer: Any, words: Iterable[str]) -> set[int]:
     return ids
 
 
+_OPENERS = r"\w+\-$€£¥#@(\[{/~"  # what a string value may open with: a word, a number, a sign, a bracket...
+
+
 @functools.cache
-def _bad_openings(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Tokens that would open a string value with nothing in it or with punctuation (a value starts with a word, a
-    number or an opening bracket): where the value starts (`""`, ` ",`...) and right after its opening quote
-    (`"`, `,`, `);`...). Found once per tokenizer, over its whole vocabulary."""
+def _bad_edges(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Tokens that would open a string value with nothing in it, with a space or with punctuation (a value starts
+    with a word, a number, a sign or an opening bracket): where the value starts (`""`, ` ",`, `">`...) and right
+    after its opening quote (`"`, `,`, `>`...); and the tokens that close a string (`"`...), refused after a value
+    that ends in a space or a separator (`"2027-04-11, "`); and the tokens holding `<` or `>` (markup: SmolLM2 opens
+    dates with `/>`). Found once per tokenizer, over its whole vocabulary."""
     texts = [tokenizer.decode([i]) for i in range(len(tokenizer))]
-    before = re.compile(r"""^\s?"["\s,;.?!:)\]}']""")
-    after = re.compile(r"""^\s*["\s,;.?!:)\]}']""")
+    before = re.compile(rf"""^\s?"[^{_OPENERS}]""")
+    after = re.compile(rf"""^[^{_OPENERS}]""")
     return (
         tuple(i for i, t in enumerate(texts) if before.match(t)),
         tuple(i for i, t in enumerate(texts) if after.match(t)),
+        tuple(i for i, t in enumerate(texts) if t.startswith('"')),
+        tuple(i for i, t in enumerate(texts) if "<" in t or ">" in t),
     )
 
 
@@ -154,9 +163,10 @@ class Grounding:
     """The grounding bias of one calling turn, so a small model copies the values it was given instead of making
     them up. The source is the `request` and the `results` since. Its tokens get `strength` / 2 added to their
     logits; while the turn is copying a span of it (its last tokens match the source), the token that comes next
-    in the source gets `strength` (the longest match decides). A string value may not open empty or with
-    punctuation. The finish action's answer is grounded on the results alone (an answer that restates the
-    question answers nothing). Once the turn's calls of a tool have used a word as often as the source holds it, a
+    in the source gets `strength` (the longest match decides). A string value may not open empty, with a space or
+    with punctuation, nor close after a space or a separator, nor hold `<` or `>` unless the source does. The
+    finish action's answer is grounded on the results alone (an answer that restates the question answers
+    nothing). Once the turn's calls of a tool have used a word as often as the source holds it, a
     further call of that tool gets the word's tokens `strength` taken away, so it copies the next value rather
     than the first again (another tool may use the same word: a second question about the same thing)."""
 
@@ -175,8 +185,11 @@ class Grounding:
         for word in found:
             self.by_word.setdefault(word.lower(), set()).update(_token_ids(tokenizer, {word, word.lower()}))
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
-        before, after = _bad_openings(tokenizer)
+        before, after, closing, markup = _bad_edges(tokenizer)
         self.bad_openings = torch.tensor(before, dtype=torch.long), torch.tensor(after, dtype=torch.long)
+        self.closing = torch.tensor(closing, dtype=torch.long)
+        # markup in a value only where the request or the results hold some
+        self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
         self.active = self.sources["all"]
         self.spent: Any = None
         head, _, tail = format.envelope.begin.partition("{name}")
@@ -208,8 +221,13 @@ class Grounding:
         if following:
             logits[following] += self.strength
         opening = _VALUE.search(text)
+        inside = opening is None and _INSIDE.search(text) is not None
         if opening is not None:
             logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
+        if self.markup is not None and (opening is not None or inside):
+            logits[self.markup] -= PENALTY
+        if inside and _SEPARATED.search(text):
+            logits[self.closing] -= PENALTY
         if self.spent is not None:
             logits[self.spent] -= 2 * self.strength
 
@@ -224,7 +242,7 @@ class Grounding:
         used: Counter[str] = Counter()
         for call in self.format.parse(text[: opening.start()]).tool_calls:
             if call.name == name:
-                for value in _values(call.args_or_raw()):
+                for value in call_values(call.args_or_raw()):
                     used.update(w.lower() for w in _WORDS.findall(value))
         spent = {i for w, n in used.items() if w in self.words and n >= self.words[w] for i in self.by_word[w]}
         self.spent = self._torch.tensor(sorted(spent), dtype=self._torch.long) if spent else None

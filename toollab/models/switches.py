@@ -40,7 +40,10 @@ class Switches:
     answers after results lost 16 items and gained none against them. `demos`: the two worked requests (from the
     dev set's train split) nearest the request are shown before it, with their calls in the model's format.
     `vote`: a calling turn decodes five candidates (greedy and four samples) and keeps the calls most of them
-    make (self-consistency); it costs up to five times the decoding."""
+    make (self-consistency); it costs up to five times the decoding. `named_optionals`: an optional parameter the
+    request names (a word of its name, or an enum value) must be written. `coverage`: a turn's first calls may
+    not end the turn while a number, quoted span or capitalised name of the request is in none of them (up to
+    four calls)."""
 
     gate: bool = True
     select: bool = True
@@ -52,6 +55,8 @@ class Switches:
     direct_results: bool = True
     demos: bool = False
     vote: bool = False
+    named_optionals: bool = True
+    coverage: bool = False
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -81,6 +86,8 @@ class Switches:
             "grounding": GROUNDING if self.grounding else 0.0,
             "demos": DEMOS if self.demos else None,
             "votes": VOTES if self.vote else 1,
+            "named_optionals": self.named_optionals,
+            "coverage": self.coverage,
         }
 
     def policy(self) -> CallPolicy:

@@ -1,0 +1,93 @@
+"""What the request says that a small model's calls leave out: optional parameters it names, and values no call used.
+
+SmolLM2 stops a call after its required arguments even when the request spells out an optional one ("with a
+maximum cost of $50", "using the Darwin model"), and stops a turn after one or two calls when the request lists
+three. `mentioned_required` makes the grammar ask for the optional parameters the request names; `unused_values`
+says which of the request's values no call of the turn holds yet, so the turn is not let end while some are left.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toollab.harness.messages import ToolCall
+from toollab.models.local_steering import call_values
+from toollab.tools import ToolSpec
+
+# Words of parameter names too general to say the request means that parameter ("type", "name", "value").
+GENERAL = frozenset({"num", "number", "type", "name", "value", "data", "info", "the", "and", "for", "with"})
+MAX_COVERED_CALLS = 4  # coverage keeps a turn going up to this many calls (BFCL's parallel items ask 2 to 4)
+PREFIX = 5  # two words share a stem when one begins the other or they share this many first letters
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _name_words(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower()
+    return [w for w in _WORD.findall(spaced) if len(w) >= 3 and w not in GENERAL]
+
+
+def _same_stem(a: str, b: str) -> bool:
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared >= min(PREFIX, len(a), len(b))
+
+
+def names(parameter: str, schema: dict[str, Any], request: str) -> bool:
+    """Whether the request names the parameter: a word of its name (a word of the request shares its stem:
+    "max_cost" and "maximum cost", "event_type" and "events"), or one of its enum values, as words."""
+    said = request.lower()
+    words = [w for w in _WORD.findall(said) if len(w) >= 3]
+    if any(_same_stem(n, w) for n in _name_words(parameter) for w in words):
+        return True
+    enum = schema.get("enum") or (schema.get("items") or {}).get("enum") or ()
+    return any(re.search(rf"(?<!\w){re.escape(str(v).lower())}(?!\w)", said) for v in enum if str(v).strip())
+
+
+def mentioned_required(tool: ToolSpec, request: str) -> ToolSpec:
+    """The tool with the optional parameters the request names made required (for the grammar only: the tool
+    itself, and the validation of its calls, are unchanged)."""
+    schema = tool.parameters
+    properties = schema.get("properties") or {}
+    required = list(schema.get("required") or [])
+    named = [p for p, s in properties.items() if p not in required and isinstance(s, dict) and names(p, s, request)]
+    if not named:
+        return tool
+    return ToolSpec(tool.name, tool.description, {**schema, "required": required + named})
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?!\w)")  # 1,250.5, 2027-03-14 and 18:45 whole
+_QUOTED = re.compile(r"""(?:^|(?<=[\s(\[]))['"]([^'"]{2,80})['"]""")
+_CAPITALISED = re.compile(r"(?<![.?!:]\s)(?<!^)(?<![\"'])\b([A-Z][\w-]+(?:\s+[A-Z][\w-]+)*)")
+_OPENERS = frozenset({"I", "I'm", "I'd", "Also", "And", "Then", "Can", "Could", "Please", "What", "How", "Find"})
+
+
+def salient_values(request: str) -> list[str]:
+    """The values a request gives that a call would carry: numbers, quoted spans, and capitalised names that do
+    not open a sentence, lowercased, each once."""
+    found = [re.sub(r"(?<=\d),(?=\d{3})", "", n) for n in _NUMBER.findall(request)]
+    found += _QUOTED.findall(request)
+    found += [c for c in _CAPITALISED.findall(request.strip().strip("\"'")) if c.split()[0] not in _OPENERS]
+    out: list[str] = []
+    for value in (v.strip().lower() for v in found):
+        if value and value not in out:
+            out.append(value)
+    return out
+
+
+def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]:
+    """The values that no call holds (inside any of its argument values, ignoring case; a quoted or named
+    value counts as used when a call holds any of its words)."""
+    held = " \n ".join(v.lower() for c in calls for v in call_values(c.args_or_raw()))
+
+    def used(value: str) -> bool:
+        if value in held:
+            return True
+        words = [w for w in _WORD.findall(value) if len(w) >= 3]
+        return bool(words) and any(w in held for w in words)
+
+    return [v for v in values if not used(v)]
