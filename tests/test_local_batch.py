@@ -29,6 +29,8 @@ def model() -> LocalModel:
 
 def test_a_batched_step_gives_each_row_the_logits_it_gets_alone(model):
     lean = model.load().lean
+    if lean is None:  # a CPU without bfloat16 loads float32 weights, which decode without the lean int4 pass
+        pytest.skip("the model loaded without the lean int4 pass on this CPU")
     tokenizer = model.load().tokenizer
     caches, tokens = [], []
     for text in ("The capital of France is", "Write a poem about the sea and", "1, 2, 3,"):
