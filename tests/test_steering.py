@@ -245,6 +245,12 @@ def test_coverage_finds_the_request_values_no_call_holds():
     assert unused_values(values, [first]) == ["1052.33", "2027-03-14", "sacramento", "california"]
     second = ToolCall(name="tax", arguments={"amount": 1052.33, "city": "Sacramento, California", "on": "2027-03-14"})
     assert unused_values(values, [first, second]) == []
+    from toollab.models.local_mentions import uncovered
+
+    assert uncovered(written(first), HERMES, values, "finish") and not uncovered(
+        written(first, second), HERMES, values, "finish"
+    )
+    assert not uncovered(written(first)[:-3], HERMES, values, "finish")  # in the middle of a call
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toollab.models import local_weights
-from toollab.models.local_mentions import MAX_COVERED_CALLS, salient_values, unused_values
+from toollab.models.local_mentions import salient_values, uncovered
 from toollab.models.local_steering import (
     PENALTY,
     Grounding,
@@ -220,7 +220,8 @@ class DecodeRow:
                     logits[looping] -= PENALTY
             if runaway_number(self.text):
                 logits[list(digit_tokens(self.tokenizer))] -= PENALTY
-        if self.values and self._uncovered():
+        can_end = self.values and self.matcher is not None and self.matcher.can_end()
+        if can_end and uncovered(self.text, model.format, self.values, self.finish):
             logits[list(self.eos_ids)] -= PENALTY
         if self.matcher is not None:
             self.matcher.mask(logits)
@@ -249,17 +250,6 @@ class DecodeRow:
                 self.text, self.stop_reason = before, "extra_call"
                 return True
         return len(self.generated) >= self.limit
-
-    def _uncovered(self) -> bool:
-        """Whether the turn has just completed a call (it could end here), holds fewer than MAX_COVERED_CALLS
-        calls, none of them a finish, and some value of the request is in none of them."""
-        envelope = self.model.format.envelope
-        if envelope is None or not self.text.endswith(envelope.end) or not self.matcher or not self.matcher.can_end():
-            return False
-        calls = self.model.format.parse(self.text).tool_calls
-        if not calls or len(calls) >= MAX_COVERED_CALLS or any(c.name == self.finish for c in calls):
-            return False
-        return bool(unused_values(self.values, calls))
 
     def generation(self) -> Generation:
         from toollab.models.local import Generation

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
 from toollab.models.local_steering import call_values
 from toollab.tools import ToolSpec
@@ -91,3 +92,16 @@ def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]
         return bool(words) and any(w in held for w in words)
 
     return [v for v in values if not used(v)]
+
+
+def uncovered(text: str, format: Format, values: Sequence[str], finish: str | None) -> bool:
+    """Whether a turn that has just completed a call (`text` ends with the envelope's end) should go on: it holds
+    fewer than MAX_COVERED_CALLS calls, none of them the `finish` action, and some of the request's `values` is in
+    none of them."""
+    envelope = format.envelope
+    if envelope is None or not text.endswith(envelope.end):
+        return False
+    calls = format.parse(text).tool_calls
+    if not calls or len(calls) >= MAX_COVERED_CALLS or any(c.name == finish for c in calls):
+        return False
+    return bool(unused_values(values, calls))

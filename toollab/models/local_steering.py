@@ -138,7 +138,7 @@ def _token_ids(tokenizer: Any, words: Iterable[str]) -> set[int]:
     return ids
 
 
-_OPENERS = r"\w+\-$€£¥#@(\[{/~"  # what a string value may open with: a word, a number, a sign, a bracket...
+_VALUE_STARTS = r"\w+\-$€£¥#@(\[{/~"  # what a string value may open with: a word, a number, a sign, a bracket...
 
 
 @functools.cache
@@ -149,8 +149,8 @@ def _bad_edges(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...], tuple[
     that ends in a space or a separator (`"2027-04-11, "`); and the tokens holding `<` or `>` (markup: SmolLM2 opens
     dates with `/>`). Found once per tokenizer, over its whole vocabulary."""
     texts = [tokenizer.decode([i]) for i in range(len(tokenizer))]
-    before = re.compile(rf"""^\s?"[^{_OPENERS}]""")
-    after = re.compile(rf"""^[^{_OPENERS}]""")
+    before = re.compile(rf"""^\s?"[^{_VALUE_STARTS}]""")
+    after = re.compile(rf"""^[^{_VALUE_STARTS}]""")
     return (
         tuple(i for i, t in enumerate(texts) if before.match(t)),
         tuple(i for i, t in enumerate(texts) if after.match(t)),
