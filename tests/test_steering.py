@@ -241,6 +241,8 @@ def test_coverage_finds_the_request_values_no_call_holds():
     values = salient_values(asked)
     assert values == ["30.45", "1052.33", "2027-03-14", "chicago", "illinois", "sacramento", "california"]
     assert salient_values("What is the weather in 'Lima'? Also: I'd like Quito.") == ["lima", "quito"]
+    assert salient_values("Circles of radius 5cm and 10.5 cm.") == ["5", "10.5"]  # a unit may follow
+    assert salient_values("How far apart do beans, radishes and kale go?") == ["beans", "radishes", "kale"]
     first = ToolCall(name="tax", arguments={"amount": 30.45, "city": "Chicago", "state": "Illinois"})
     assert unused_values(values, [first]) == ["1052.33", "2027-03-14", "sacramento", "california"]
     second = ToolCall(name="tax", arguments={"amount": 1052.33, "city": "Sacramento, California", "on": "2027-03-14"})

@@ -89,6 +89,19 @@ def test_the_same_items_every_time_and_a_smaller_limit_is_a_prefix():
         load_synth(["synth_simple"], "holdout")
 
 
+def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
+    items = load_synth(["synth_parallel"], "dev", 40)
+    listed = [it for it in items[1::2] if "Also:" not in it.turns[0][0]["content"]]
+    assert len(listed) >= 15 and all("Also:" in it.turns[0][0]["content"] for it in items[::2])
+    for item in listed:
+        question = item.turns[0][0]["content"]
+        calls = [next(iter(a.values())) for a in item.answer]
+        assert 2 <= len(calls) <= 4 and " and " in question
+        varied = [p for p in calls[0] if len({repr(c[p]) for c in calls}) == len(calls)]
+        assert len(varied) == 1, item.id  # the calls differ in one parameter, each value once
+        assert all(str(c[varied[0]][0]).lower() in question.lower() for c in calls if c[varied[0]][0] is not True)
+
+
 @pytest.mark.parametrize("split", SPLITS)
 def test_its_own_ground_truth_scores_everything_through_the_pipeline(tmp_path, split):
     """Written in a wire format, parsed back, judged by BFCL's checker: the items and answers fit each other."""

@@ -61,16 +61,19 @@ def mentioned_required(tool: ToolSpec, request: str) -> ToolSpec:
     return ToolSpec(tool.name, tool.description, {**schema, "required": required + named})
 
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?!\w)")  # 1,250.5, 2027-03-14 and 18:45 whole
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?![\d.,:/-]*\d)")  # 1,250.5, 2027-03-14, 18:45, 5 of 5cm
+_LISTED = re.compile(r"(?:[\w'-]+,\s+)+[\w'-]+,?\s+and\s+[\w'-]+")  # "fern, cactus and basil"
 _QUOTED = re.compile(r"""(?:^|(?<=[\s(\[]))['"]([^'"]{2,80})['"]""")
 _CAPITALISED = re.compile(r"(?<![.?!:]\s)(?<!^)(?<![\"'])\b([A-Z][\w-]+(?:\s+[A-Z][\w-]+)*)")
 _OPENERS = frozenset({"I", "I'm", "I'd", "Also", "And", "Then", "Can", "Could", "Please", "What", "How", "Find"})
 
 
 def salient_values(request: str) -> list[str]:
-    """The values a request gives that a call would carry: numbers, quoted spans, and capitalised names that do
-    not open a sentence, lowercased, each once."""
+    """The values a request gives that a call would carry: numbers (a unit may follow: 5cm), quoted spans,
+    capitalised names that do not open a sentence, and the words of a list of three or more ("fern, cactus and
+    basil"), lowercased, each once."""
     found = [re.sub(r"(?<=\d),(?=\d{3})", "", n) for n in _NUMBER.findall(request)]
+    found += [w for listed in _LISTED.findall(request) for w in re.split(r",?\s+and\s+|,\s+", listed)]
     found += _QUOTED.findall(request)
     found += [c for c in _CAPITALISED.findall(request.strip().strip("\"'")) if c.split()[0] not in _OPENERS]
     out: list[str] = []

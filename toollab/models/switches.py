@@ -42,8 +42,8 @@ class Switches:
     `vote`: a calling turn decodes five candidates (greedy and four samples) and keeps the calls most of them
     make (self-consistency); it costs up to five times the decoding. `named_optionals`: an optional parameter the
     request names (a word of its name, or an enum value) must be written. `coverage`: a turn's first calls may
-    not end the turn while a number, quoted span or capitalised name of the request is in none of them (up to
-    four calls)."""
+    not end the turn while a number, quoted span, capitalised name or listed word ("fern, cactus and basil") of
+    the request is in none of them (up to four calls)."""
 
     gate: bool = True
     select: bool = True

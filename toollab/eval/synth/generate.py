@@ -85,6 +85,39 @@ def ask(fn: Fn, rng: random.Random) -> tuple[str, dict[str, Any]]:
     return question, {fn.name: answer}
 
 
+def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
+    """One question asking `k` calls of `fn` that differ in one parameter, whose values are listed in its slot
+    ("How often should I water my fern, cactus and basil?"), and the calls' possible answers; None when the
+    template drawn has no slot to list (booleans do not list) or too few values, or `tries` draws all gave a slot
+    one of the listed values."""
+    template = rng.choice(fn.asks)
+    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type != "boolean"]
+    if not listable:
+        return None
+    varied = rng.choice(listable)
+    if len(_pool(varied)) < k:
+        return None
+    listed = rng.sample(list(_pool(varied)), k)
+    values = {prm.name: rng.choice(_pool(prm)) for prm in fn.params}
+    # no listed value is another slot's too ("Harbor City FC vs Harbor City FC")
+    if {str(v) for v in listed} & {str(values[p.name]) for p in fn.params if p is not varied}:
+        return ask_list(fn, rng, k, tries - 1) if tries > 1 else None
+    words = {prm.name: _text(prm, values[prm.name]) for prm in fn.params}
+    words[varied.name] = ", ".join(_text(varied, v) for v in listed[:-1]) + " and " + _text(varied, listed[-1])
+    answers = []
+    for value in listed:
+        answer: dict[str, list[Any]] = {}
+        for prm in fn.params:
+            if prm is varied:
+                answer[prm.name] = [value]
+            elif "{" + prm.name + "}" in template:
+                answer[prm.name] = [values[prm.name]]
+            else:
+                answer[prm.name] = ["", prm.default]
+        answers.append({fn.name: answer})
+    return template.format(**words), answers
+
+
 def _all_functions(split: str) -> list[Fn]:
     return [fn for family in families(split) for fn in family.functions]
 
@@ -115,6 +148,10 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         return _item(category, split, i, question, offered, [answer])
     if category == "synth_parallel":
         fn = rng.choice(pool)
+        if i % 2:  # odd items list one parameter's values in one question, as people often ask
+            listed = ask_list(fn, rng, rng.randint(2, 4))
+            if listed is not None:
+                return _item(category, split, i, listed[0], [fn], listed[1])
         asked = [ask(fn, rng) for _ in range(rng.randint(2, 3))]
         if len({repr(a) for _, a in asked}) < len(asked):  # each ask a different call
             return _one(category, split, i, rng)
