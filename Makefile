@@ -40,10 +40,14 @@ $(VENV)/.bench-installed: pyproject.toml $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(BIN)/toollab run "What is (5.0 + 3.0) * 2.0?"
 
+# Two pytest processes (pytest-xdist), each test file whole in one of them (its module fixtures, such as a loaded
+# model, built once), one torch thread each: on 2 cores the suite's waits on servers, subprocesses and Ray overlap
+# the other process's decoding. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed $(CONFORMANCE)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/mypy toollab
-	$(BIN)/pytest -q
+	OMP_NUM_THREADS=1 $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy toollab
