@@ -122,3 +122,16 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# The longest files start first, so that under `make test`'s two processes (pytest-xdist, a file whole in one
+# process) they run beside the many short ones instead of after them.
+LONGEST_FIRST = ("test_train.py", "test_scale.py", "test_steering.py", "test_lab_experiments.py")
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    def rank(item: Any) -> int:
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: each file keeps its own order
