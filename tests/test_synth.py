@@ -102,6 +102,19 @@ def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
         assert all(str(c[varied[0]][0]).lower() in question.lower() for c in calls if c[varied[0]][0] is not True)
 
 
+def test_half_the_single_call_items_add_an_aside_no_argument_takes():
+    from toollab.eval.synth.generate import ASIDES
+
+    for category in ("synth_simple", "synth_multiple"):
+        items = load_synth([category], "dev", 20)
+        asked = [it.turns[0][0]["content"] for it in items]
+        assert all(q.endswith(ASIDES) for q in asked[1::2]) and not any(q.endswith(ASIDES) for q in asked[::2])
+    names = {"Juniper", "Kestrel", "Marlow", "Orbit", "Atlas"}  # the asides' names, in no pool of values
+    assert {w.strip(".,") for a in ASIDES for w in a.split()} >= names
+    for item in load_synth(SINGLE, "dev", 60):
+        assert not any(name in json.dumps(item.answer) for name in names)
+
+
 @pytest.mark.parametrize("split", SPLITS)
 def test_its_own_ground_truth_scores_everything_through_the_pipeline(tmp_path, split):
     """Written in a wire format, parsed back, judged by BFCL's checker: the items and answers fit each other."""
