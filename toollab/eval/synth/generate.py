@@ -75,6 +75,12 @@ def ask(fn: Fn, rng: random.Random) -> tuple[str, dict[str, Any]]:
     if len(fn.params) > 1 and len({str(v) for v in values.values()}) < len(values):  # no two slots alike
         return ask(fn, rng)
     question = template.format(**{prm.name: _text(prm, values[prm.name]) for prm in fn.params})
+    return question, _answer(fn, template, values)
+
+
+def _answer(fn: Fn, template: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The possible answer of the call `template` asks for with `values`: a parameter the template leaves out
+    may be absent or its default."""
     answer: dict[str, list[Any]] = {}
     for prm in fn.params:
         if "{" + prm.name + "}" in template:
@@ -82,7 +88,7 @@ def ask(fn: Fn, rng: random.Random) -> tuple[str, dict[str, Any]]:
         else:
             assert not prm.required, f"{fn.name}: a template leaves out required {prm.name}"
             answer[prm.name] = ["", prm.default]
-    return question, {fn.name: answer}
+    return {fn.name: answer}
 
 
 def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
@@ -104,18 +110,7 @@ def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, 
         return ask_list(fn, rng, k, tries - 1) if tries > 1 else None
     words = {prm.name: _text(prm, values[prm.name]) for prm in fn.params}
     words[varied.name] = ", ".join(_text(varied, v) for v in listed[:-1]) + " and " + _text(varied, listed[-1])
-    answers = []
-    for value in listed:
-        answer: dict[str, list[Any]] = {}
-        for prm in fn.params:
-            if prm is varied:
-                answer[prm.name] = [value]
-            elif "{" + prm.name + "}" in template:
-                answer[prm.name] = [values[prm.name]]
-            else:
-                answer[prm.name] = ["", prm.default]
-        answers.append({fn.name: answer})
-    return template.format(**words), answers
+    return template.format(**words), [_answer(fn, template, values | {varied.name: value}) for value in listed]
 
 
 # What people add that is not an argument: a name, a number, a service. Every odd simple and multiple item ends
