@@ -222,7 +222,7 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path):
 
     try:
         asyncio.run(BfclRun(config, tmp_path / "ray").run(on_record, executor))
-        after = asyncio.run(executor.pids())
+        after = asyncio.run(asyncio.wait_for(executor.pids(), timeout=300))
     finally:
         executor.close()
     assert killed and killed[1] == 2  # two records were on disk when the worker died

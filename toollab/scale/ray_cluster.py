@@ -18,7 +18,7 @@ import os
 import socket
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -27,6 +27,8 @@ from toollab.scale.executor import Job, OnDone, OnLost, warm_job
 
 ATTEMPTS = 3  # a job whose worker dies this many times is given up (it is likely what kills the worker)
 RESTART_SECONDS = 300.0  # how long a slot waits for its dead worker to come back before leaving the run
+POLL_SECONDS = 5.0  # how long one question to a restarting worker waits before the run is looked at again
+START_SECONDS = 600.0  # how long `start` waits for every worker to answer (a busy machine starts them slowly)
 
 
 def _local_cluster_environment() -> None:
@@ -85,6 +87,7 @@ class RayExecutor:
         else:
             _reachable(self.address)
         import ray
+        from ray.exceptions import GetTimeoutError
 
         if not ray.is_initialized():
             if self.address is None:
@@ -106,7 +109,13 @@ class RayExecutor:
             actor.options(num_cpus=self.worker_cpus, max_concurrency=self.concurrency).remote(threads)
             for _ in range(count)
         ]
-        ray.get([w.pid.remote() for w in self.workers])  # every worker up before the clock of the first job starts
+        try:  # every worker up before the clock of the first job starts
+            ray.get([w.pid.remote() for w in self.workers], timeout=START_SECONDS)
+        except GetTimeoutError:
+            self.close()
+            raise TimeoutError(
+                f"{count} Ray workers did not start within {START_SECONDS:g} s (is the cluster short of CPUs?)"
+            ) from None
         self.description = f"Ray ({self.address or 'local cluster on 127.0.0.1'}), {count} workers x {self.concurrency}"
 
     async def run(
@@ -147,7 +156,7 @@ class RayExecutor:
                         queue.appendleft(index)  # for the next free worker
                         self.retried += 1
                         changed.set()
-                    if not await _back(worker):
+                    if not await _back(worker, lambda: len(results) == len(jobs)):
                         return
                     continue
                 deliver(index, shipping.loads(payload))
@@ -195,15 +204,19 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
         raise ConnectionError(f"no Ray cluster answers at {address}: {exc.strerror or exc}") from None
 
 
-async def _back(worker: Any) -> bool:
-    """Wait until a worker Ray is restarting answers again; False if it does not within RESTART_SECONDS."""
+async def _back(worker: Any, finished: Callable[[], bool]) -> bool:
+    """Wait until a worker Ray is restarting answers again; False if it does not within RESTART_SECONDS, or once
+    the run is `finished` without it (a slot must not hold the run open for a worker nothing waits for)."""
     from ray.exceptions import RayActorError
 
+    async def pid() -> int:
+        return int(await worker.pid.remote())  # queued while the actor restarts: it may not answer for long
+
     deadline = time.monotonic() + RESTART_SECONDS
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not finished():
         try:
-            await worker.pid.remote()
+            await asyncio.wait_for(pid(), timeout=POLL_SECONDS)
             return True
-        except RayActorError:
+        except (RayActorError, TimeoutError):
             await asyncio.sleep(0.5)
     return False
