@@ -120,7 +120,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
     assert off.local_options() == {
         "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
-        "votes": 1, "named_optionals": False, "coverage": False,
+        "votes": 1, "named_optionals": False, "coverage": False, "listed": False,
     }  # fmt: skip
     assert Switches.parse("vote=on").local_options()["votes"] > 1
     assert Switches.parse("demos=on").local_options()["demos"] is not None
@@ -249,10 +249,34 @@ def test_coverage_finds_the_request_values_no_call_holds():
     assert unused_values(values, [first, second]) == []
     from toollab.models.local_mentions import uncovered
 
-    assert uncovered(written(first), HERMES, values, "finish") and not uncovered(
-        written(first, second), HERMES, values, "finish"
+    assert uncovered(written(first), HERMES, "finish", values) and not uncovered(
+        written(first, second), HERMES, "finish", values
     )
-    assert not uncovered(written(first)[:-3], HERMES, values, "finish")  # in the middle of a call
+    assert not uncovered(written(first)[:-3], HERMES, "finish", values)  # in the middle of a call
+
+
+def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
+    from toollab.models.local_mentions import listed_with, uncovered, unlisted
+
+    weather = "What is the weather in Paris, Rome and Oslo today? I found you through the Kestrel app."
+    assert listed_with("paris", weather) == ["rome", "oslo"] and listed_with("Oslo", weather) == ["rome", "paris"]
+    assert listed_with("Kestrel", weather) == []  # a name in no list wants no call of its own
+    assert listed_with("5", "Circles of radius 5, 10 and 15 units.") == ["10", "15"]
+    assert listed_with("5", "Circles of radius 5cm, 10cm and 15cm.") == ["10", "15"]  # a unit may follow
+    assert listed_with("New York", "The population of New York and Los Angeles in 2020.") == ["los angeles"]
+    assert listed_with("beans", "How far apart do zucchini, beans and kale go?") == ["kale", "zucchini"]
+    assert listed_with("salt", "I need salt and pepper.") == []  # two lowercase words: as often one thing as two
+    assert listed_with("Paris", "A flight to Paris and I will pay.") == []  # a sentence's opener is no item
+    assert listed_with("Mombasa, Daejeon", "The weather in Mombasa, Daejeon and Tallinn") == []  # packed: not one
+    paris = ToolCall(name="weather", arguments={"city": "Paris"})
+    rome = ToolCall(name="weather", arguments={"city": "Rome"})
+    oslo = ToolCall(name="weather", arguments={"city": "Oslo", "unit": "celsius"})
+    assert unlisted([paris], weather) == ["rome", "oslo"] and unlisted([paris, rome, oslo], weather) == []
+    assert uncovered(written(paris, rome), HERMES, "finish", request=weather)
+    assert not uncovered(written(paris, rome, oslo), HERMES, "finish", request=weather)
+    assert not uncovered(
+        written(ToolCall(name="weather", arguments={"city": "Lima"})), HERMES, "finish", request=weather
+    )
 
 
 @pytest.fixture(scope="module")

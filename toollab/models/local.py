@@ -137,6 +137,7 @@ class LocalModel:
         votes: int = 1,
         named_optionals: bool = False,
         coverage: bool = False,
+        listed: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -159,6 +160,7 @@ class LocalModel:
         self.votes = votes  # a calling turn decodes this many candidates and keeps the calls most of them make
         self.named_optionals = named_optionals  # the grammar asks for the optional parameters the request names
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
+        self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._pool: CachePool | None = None

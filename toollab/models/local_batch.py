@@ -192,10 +192,13 @@ class DecodeRow:
             self.steer = Grounding(
                 self.tokenizer, context.request, context.results, model.grounding, model.format, context.finish
             )
-        # coverage: the request's values, while a first calling turn may not end with some of them in no call
+        # coverage: the request's values, while a first calling turn may not end with some of them in no call;
+        # listed: the request, while it may not end with an item of a list its calls took from in no call
         self.values: list[str] = []
-        if model.coverage and matcher is not None and context.request and not context.results:
-            self.values = salient_values(context.request)
+        self.listed: str | None = None
+        if matcher is not None and context.request and not context.results:
+            self.values = salient_values(context.request) if model.coverage else []
+            self.listed = context.request if model.listed else None
         self.finish = context.finish
         self.generated: list[int] = []
         self.text = ""
@@ -220,8 +223,8 @@ class DecodeRow:
                     logits[looping] -= PENALTY
             if runaway_number(self.text):
                 logits[list(digit_tokens(self.tokenizer))] -= PENALTY
-        can_end = self.values and self.matcher is not None and self.matcher.can_end()
-        if can_end and uncovered(self.text, model.format, self.values, self.finish):
+        can_end = (self.values or self.listed) and self.matcher is not None and self.matcher.can_end()
+        if can_end and uncovered(self.text, model.format, self.finish, self.values, self.listed):
             logits[list(self.eos_ids)] -= PENALTY
         if self.matcher is not None:
             self.matcher.mask(logits)

@@ -97,14 +97,74 @@ def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]
     return [v for v in values if not used(v)]
 
 
-def uncovered(text: str, format: Format, values: Sequence[str], finish: str | None) -> bool:
+_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or "
+_UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
+MAX_LISTED = 6
+
+
+def _item_shape(value: str) -> tuple[str, bool] | None:
+    """A pattern for the items of a list `value` is one of (a list's items look alike: numbers, capitalised names,
+    or as many lowercase words as the value has), and whether a list of two joined by "and" counts (not for
+    lowercase words: "salt and pepper" is one thing as often as two)."""
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", value):
+        return r"-?\d+(?:\.\d+)?", True
+    words = value.split()
+    if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w.lower()) for w in words):
+        return None
+    if all(w[:1].isupper() for w in words):
+        return r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}", True
+    return r"[a-z][\w'-]*" + r"\s+[a-z][\w'-]*" * (len(words) - 1), False
+
+
+def listed_with(value: str, request: str) -> list[str]:
+    """The other items of the list in the request that `value` is an item of ("Paris" in "Paris, Rome and Oslo":
+    Rome, Oslo), lowercased; [] when the value is in no list."""
+    value = value.strip()
+    number = re.fullmatch(r"-?\d+(?:\.\d+)?", value) is not None
+    tail = r"(?![\d-]|\.\d)" + _UNIT if number else r"(?![\w'-])"  # a number may carry a unit: 5cm
+    found = re.search(rf"(?<![\w.-]){re.escape(value)}{tail}", request, re.IGNORECASE)
+    shape = _item_shape(value if number else request[found.start() : found.start() + len(value)]) if found else None
+    if found is None or shape is None:
+        return []
+    item, pairs = shape
+    after = re.compile(rf"{_SEPARATOR}({item}){tail}")
+    before = re.compile(rf"(?<![\w.'-])({item}){tail}{_SEPARATOR}$")
+    siblings: list[str] = []
+    commas = False
+    end = found.end()
+    while len(siblings) < MAX_LISTED and (step := after.match(request, end)) is not None:
+        siblings.append(step.group(1))
+        commas |= "," in step.group(0)
+        end = step.end()
+    start = found.start()
+    while len(siblings) < MAX_LISTED and (back := before.search(request[:start])) is not None:
+        siblings.append(back.group(1))
+        commas |= "," in back.group(0)
+        start = back.start()
+    siblings = [s for s in siblings if s.split()[0] not in _OPENERS]
+    if not siblings or not (pairs or commas):
+        return []
+    return [s.lower() for s in siblings]
+
+
+def unlisted(calls: Sequence[ToolCall], request: str) -> list[str]:
+    """The items of the request's lists that no call holds, where a call holds another item of the same list: the
+    calls of a turn that took "Paris" from "Paris, Rome and Oslo" are not done before Rome and Oslo have theirs."""
+    values = [v for c in calls for v in call_values(c.args_or_raw())]
+    siblings = [s for v in values for s in listed_with(v, request)]
+    return unused_values(list(dict.fromkeys(siblings)), calls)
+
+
+def uncovered(
+    text: str, format: Format, finish: str | None, values: Sequence[str] = (), request: str | None = None
+) -> bool:
     """Whether a turn that has just completed a call (`text` ends with the envelope's end) should go on: it holds
     fewer than MAX_COVERED_CALLS calls, none of them the `finish` action, and some of the request's `values` is in
-    none of them."""
+    none of them, or (given the `request`) an item of a list one of them took from is in none of them."""
     envelope = format.envelope
     if envelope is None or not text.endswith(envelope.end):
         return False
     calls = format.parse(text).tool_calls
     if not calls or len(calls) >= MAX_COVERED_CALLS or any(c.name == finish for c in calls):
         return False
-    return bool(unused_values(values, calls))
+    return bool(unused_values(values, calls)) or (request is not None and bool(unlisted(calls, request)))

@@ -43,7 +43,8 @@ class Switches:
     make (self-consistency); it costs up to five times the decoding. `named_optionals`: an optional parameter the
     request names (a word of its name, or an enum value) must be written. `coverage`: a turn's first calls may
     not end the turn while a number, quoted span, capitalised name or listed word ("fern, cactus and basil") of
-    the request is in none of them (up to four calls)."""
+    the request is in none of them (up to four calls). `listed`: the same, for the items of a list in the request
+    one of the turn's calls took a value from ("Paris" of "Paris, Rome and Oslo": Rome and Oslo want calls too)."""
 
     gate: bool = True
     select: bool = True
@@ -57,6 +58,7 @@ class Switches:
     vote: bool = False
     named_optionals: bool = True
     coverage: bool = False
+    listed: bool = False
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -88,6 +90,7 @@ class Switches:
             "votes": VOTES if self.vote else 1,
             "named_optionals": self.named_optionals,
             "coverage": self.coverage,
+            "listed": self.listed,
         }
 
     def policy(self) -> CallPolicy:
