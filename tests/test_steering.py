@@ -116,6 +116,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert default.policy().after_results == ANSWER and default.local_options()["grounding"] > 0
     assert default.policy().direct and default.policy().parallel
     assert default.local_options()["named_optionals"] and not default.local_options()["coverage"]
+    assert default.local_options()["listed"] and not Switches.parse("listed=off").local_options()["listed"]
     off = Switches.none()
     assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
     assert off.local_options() == {
@@ -264,6 +265,10 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     assert listed_with("5", "Circles of radius 5, 10 and 15 units.") == ["10", "15"]
     assert listed_with("5", "Circles of radius 5cm, 10cm and 15cm.") == ["10", "15"]  # a unit may follow
     assert listed_with("New York", "The population of New York and Los Angeles in 2020.") == ["los angeles"]
+    assert listed_with("Corolla 2019", "Tires for a Corolla 2019, Model 3 2022 and Civic 2018?") == [
+        "model 3 2022",
+        "civic 2018",
+    ]
     assert listed_with("beans", "How far apart do zucchini, beans and kale go?") == ["kale", "zucchini"]
     assert listed_with("salt", "I need salt and pepper.") == []  # two lowercase words: as often one thing as two
     assert listed_with("Paris", "A flight to Paris and I will pay.") == []  # a sentence's opener is no item

@@ -103,16 +103,16 @@ MAX_LISTED = 6
 
 
 def _item_shape(value: str) -> tuple[str, bool] | None:
-    """A pattern for the items of a list `value` is one of (a list's items look alike: numbers, capitalised names,
-    or as many lowercase words as the value has), and whether a list of two joined by "and" counts (not for
-    lowercase words: "salt and pepper" is one thing as often as two)."""
+    """A pattern for the items of a list `value` is one of (a list's items look alike: numbers, capitalised names
+    that may hold numbers, or as many lowercase words as the value has), and whether a list of two joined by "and"
+    counts (not for lowercase words: "salt and pepper" is one thing as often as two)."""
     if re.fullmatch(r"-?\d+(?:\.\d+)?", value):
         return r"-?\d+(?:\.\d+)?", True
     words = value.split()
     if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w.lower()) for w in words):
         return None
-    if all(w[:1].isupper() for w in words):
-        return r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}", True
+    if words[0][:1].isupper() and all(w[:1].isupper() or w[:1].isdigit() for w in words):  # Model 3 2022
+        return r"[A-Z][\w'-]*(?:\s+[A-Z0-9][\w'-]*){0,2}", True
     return r"[a-z][\w'-]*" + r"\s+[a-z][\w'-]*" * (len(words) - 1), False
 
 
