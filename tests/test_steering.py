@@ -345,6 +345,40 @@ def test_a_string_value_opens_with_a_word_and_does_not_close_after_a_separator(s
 
 
 @pytest.mark.slow
+def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
+    # SmolLM2 writes `{"` as one token after `"arguments":`, so a call's opening is seen wherever the text goes on
+    # from it (it was looked for only at the end of the text, and the next-value steering never ran)
+    from functools import partial
+
+    import torch
+
+    from toollab.models.local_mentions import listed_next
+    from toollab.models.local_steering import Grounding
+
+    tokenizer = steered["on"].load().tokenizer
+    asked = "What position are Harbor City FC, Old Town Athletic and Riverside Rovers in?"
+    listed = partial(listed_next, request=asked)
+    grounding = Grounding(tokenizer, asked, "", 3.0, HERMES, "finish", listed)
+    first = ToolCall(name="table_position", arguments={"team": "Riverside Rovers"})
+    text = written(first) + '\n<tool_call>\n{"name": "table_position", "arguments": {"'
+    grounding.update(text)
+    logits = torch.zeros(len(tokenizer))
+    grounding.bias(logits, [], text + 'team": "')
+
+    def first_token(word: str) -> int:
+        return tokenizer(word, add_special_tokens=False)["input_ids"][0]
+
+    assert logits[first_token("Riverside")] < 0 < logits[first_token("Harbor")]  # spent, and the next items
+    assert logits[first_token("Harbor")] > logits[first_token("City")]
+    table = ToolSpec("table_position", "League table position of a team.", {
+        "type": "object", "properties": {"team": {"type": "string", "description": "Team name."}}, "required": ["team"]
+    })  # fmt: skip
+    reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([table], "required")))
+    teams = [c.args_as_dict()["team"] for c in reply.message.tool_calls]
+    assert sorted(teams) == ["Harbor City FC", "Old Town Athletic", "Riverside Rovers"], reply.raw  # listed off: 2
+
+
+@pytest.mark.slow
 def test_an_optional_parameter_the_request_names_is_written(steered):
     # a dev-set function: without `named_optionals` the shipped adapter stops after the required trail name
     climb = ToolSpec(

@@ -19,10 +19,11 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toollab.models import local_weights
-from toollab.models.local_mentions import salient_values, uncovered
+from toollab.models.local_mentions import listed_next, salient_values, uncovered
 from toollab.models.local_steering import (
     PENALTY,
     Grounding,
@@ -189,8 +190,9 @@ class DecodeRow:
         self.source = f"{context.request}\n{context.results}" if model.grounded_calls else None
         self.steer = None
         if model.grounding and matcher is not None and context.request and model.format.envelope is not None:
+            listed = partial(listed_next, request=context.request) if model.listed and not context.results else None
             self.steer = Grounding(
-                self.tokenizer, context.request, context.results, model.grounding, model.format, context.finish
+                self.tokenizer, context.request, context.results, model.grounding, model.format, context.finish, listed
             )
         # coverage: the request's values, while a first calling turn may not end with some of them in no call;
         # listed: the request, while it may not end with an item of a list its calls took from in no call

@@ -155,6 +155,29 @@ def unlisted(calls: Sequence[ToolCall], request: str) -> list[str]:
     return unused_values(list(dict.fromkeys(siblings)), calls)
 
 
+def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list[str]]:
+    """The parameters whose values the calls took from a list of the request, and that list's items no call holds
+    yet as the request spells them: what the next call of the turn should take (`Grounding` favours them there)."""
+    parameters: set[str] = set()
+    for call in calls:
+        arguments = call.args_or_raw()
+        if not isinstance(arguments, dict):
+            continue
+        for key, value in arguments.items():
+            others = " \n ".join(v.lower() for k, held in arguments.items() if k != key for v in call_values(held))
+            siblings = [s for x in call_values(value) for s in listed_with(x, request)]
+            # a list another argument of the same call also took from spans parameters ("italian, advanced and
+            # beginner level" is one language and two levels): which of them varies is not known
+            if siblings and not any(s in others for s in siblings):
+                parameters.add(key)
+    spelled = []
+    for item in unlisted(calls, request):
+        found = re.search(rf"(?<![\w.-]){re.escape(item)}", request, re.IGNORECASE)
+        if found is not None:
+            spelled.append(found.group(0))
+    return parameters, spelled
+
+
 def uncovered(
     text: str, format: Format, finish: str | None, values: Sequence[str] = (), request: str | None = None
 ) -> bool:

@@ -124,6 +124,7 @@ def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None)
 _WORDS = re.compile(r"[\w.%:-]+")
 _SEPARATORS = {"", ",", ".", ";", ":", "?", "!", ")", "]", "}", "'", '"', "),", ").", ");", "?'", "'?"}
 _VALUE = re.compile(r""":\s?("?)$""")  # inside a JSON call, where a value starts (or right after its quote)
+_KEY = re.compile(r""""([^"]+)":\s?(?:"[^"]*|[-\d.]*)$""")  # the parameter whose value is being written
 _INSIDE = re.compile(r""":\s?"[^"\\]*$""")  # inside a string value
 _SEPARATED = re.compile(r"""[\s,;:]$""")  # ... that ends in a space or a separator
 COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
@@ -166,11 +167,22 @@ class Grounding:
     in the source gets `strength` (the longest match decides). A string value may not open empty, with a space or
     with punctuation, nor close after a space or a separator, nor hold `<` or `>` unless the source does. The
     finish action's answer is grounded on the results alone (an answer that restates the question answers
-    nothing). Once the turn's calls of a tool have used a word as often as the source holds it, a
-    further call of that tool gets the word's tokens `strength` taken away, so it copies the next value rather
-    than the first again (another tool may use the same word: a second question about the same thing)."""
+    nothing). Given `listed` (`local_mentions.listed_next`), a value of a parameter that earlier calls of the
+    turn took from a list of the request moves on to the list's next item: it opens with `strength` more on the
+    first tokens of the items no call holds yet, and the words this tool's earlier calls used there (as often as
+    the source holds them) get 2 x `strength` taken away (the other parameters may repeat their values: "the
+    advanced, beginner and intermediate spanish course" is three calls with "spanish")."""
 
-    def __init__(self, tokenizer: Any, request: str, results: str, strength: float, format: Format, finish: str | None):
+    def __init__(
+        self,
+        tokenizer: Any,
+        request: str,
+        results: str,
+        strength: float,
+        format: Format,
+        finish: str | None,
+        listed: Callable[[Sequence[ToolCall]], tuple[set[str], list[str]]] | None = None,
+    ):
         import torch
 
         assert format.envelope is not None
@@ -192,8 +204,14 @@ class Grounding:
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
         self.active = self.sources["all"]
         self.spent: Any = None
+        self.tokenizer = tokenizer
+        self.listed = listed
+        self.listed_parameters: set[str] = set()
+        self.wanted: Any = None  # first tokens of the list items no call holds yet
         head, _, tail = format.envelope.begin.partition("{name}")
-        self._opening = re.compile(re.escape(head) + r'([^"\n]+)' + re.escape(tail) + r"$")
+        # a call's opening up to its arguments; the text seldom ends right there (SmolLM2 writes ` {"` as one token)
+        self._opening = re.compile(re.escape(head) + r'([^"\n]+)' + re.escape(tail.rstrip()))
+        self._openings = 0  # the calls whose opening `update` has seen
 
     def _source(self, tokenizer: Any, text: str) -> tuple[Any, list[int]]:
         """A source's tokens (both spellings of each word, without the punctuation between values), and its token
@@ -228,21 +246,37 @@ class Grounding:
             logits[self.markup] -= PENALTY
         if inside and _SEPARATED.search(text):
             logits[self.closing] -= PENALTY
-        if self.spent is not None:
-            logits[self.spent] -= 2 * self.strength
+        key = _KEY.search(text) if self.listed_parameters else None
+        if key is not None and key.group(1) in self.listed_parameters:  # a value a list's items vary
+            if self.spent is not None:
+                logits[self.spent] -= 2 * self.strength
+            if self.wanted is not None and opening is not None:
+                logits[self.wanted] += self.strength
 
     def update(self, text: str) -> None:
-        """When a call's arguments are about to start: ground a finish on the results, and count the source words
-        this tool's earlier calls used."""
-        opening = self._opening.search(text)
-        if opening is None:
+        """When a call's arguments start: ground a finish on the results; and, given `listed`, find the parameters
+        the earlier calls took a list's items for, the words of those values this tool's earlier calls used up (as
+        often as the source holds them) and the first tokens of the items still to call."""
+        openings = list(self._opening.finditer(text))
+        if len(openings) <= self._openings:
             return
+        self._openings = len(openings)
+        opening = openings[-1]
         name = opening.group(1)
         self.active = self.sources["results"] if name == self.finish else self.sources["all"]
+        self.listed_parameters, self.spent, self.wanted = set(), None, None
+        if self.listed is None or name == self.finish:
+            return
+        earlier = self.format.parse(text[: opening.start()]).tool_calls
+        self.listed_parameters, items = self.listed(earlier)
         used: Counter[str] = Counter()
-        for call in self.format.parse(text[: opening.start()]).tool_calls:
-            if call.name == name:
-                for value in call_values(call.args_or_raw()):
-                    used.update(w.lower() for w in _WORDS.findall(value))
+        for call in earlier:
+            arguments = call.args_or_raw()
+            if call.name == name and isinstance(arguments, dict):
+                for key in self.listed_parameters & arguments.keys():
+                    for value in call_values(arguments[key]):
+                        used.update(w.lower() for w in _WORDS.findall(value))
         spent = {i for w, n in used.items() if w in self.words and n >= self.words[w] for i in self.by_word[w]}
         self.spent = self._torch.tensor(sorted(spent), dtype=self._torch.long) if spent else None
+        first = {self.tokenizer(v, add_special_tokens=False)["input_ids"][0] for v in items if v.strip()}
+        self.wanted = self._torch.tensor(sorted(first), dtype=self._torch.long) if first else None

@@ -31,7 +31,7 @@ VOTES = 5  # candidates of a calling turn under `vote`: the greedy one and four 
 class Switches:
     """`gate`: a turn that answers the user calls only when the request fits an offered tool (otherwise it
     answers), instead of always calling. `select`: a request shows only the tools that fit it. `grounding`:
-    argument values copy the request and the results (a later call of the same tool, the next value).
+    argument values copy the request and the results (with `listed`, a later call takes a list's next item).
     `loop_guard`: no token loops inside a call, and no number runs past 20 digits. `extra_calls`: a turn ends
     before a call that repeats one of its calls or asks nothing the request asked. `one_call`: one call a turn.
     `finish_after_results`: a turn after tool results is a finish (an answer from the results) instead of prose or
