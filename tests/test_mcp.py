@@ -153,6 +153,8 @@ def test_a_server_killed_mid_call_gives_an_error_result_and_a_restart_is_picked_
                 except ToolError as exc:
                     assert "The call was not made" in str(exc)
                     await asyncio.sleep(0.2)
+            else:
+                pytest.fail("the restarted server never answered")
             assert echoed == "back"
             assert server.connects == 2
 

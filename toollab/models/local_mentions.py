@@ -100,14 +100,15 @@ def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or "
 _UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
+_PLAIN_NUMBER = r"-?\d+(?:\.\d+)?"  # a list item that is a number: 5, -2, 10.5
 
 
 def _item_shape(value: str) -> tuple[str, bool] | None:
     """A pattern for the items of a list `value` is one of (a list's items look alike: numbers, capitalised names
     that may hold numbers, or as many lowercase words as the value has), and whether a list of two joined by "and"
     counts (not for lowercase words: "salt and pepper" is one thing as often as two)."""
-    if re.fullmatch(r"-?\d+(?:\.\d+)?", value):
-        return r"-?\d+(?:\.\d+)?", True
+    if re.fullmatch(_PLAIN_NUMBER, value):
+        return _PLAIN_NUMBER, True
     words = value.split()
     if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w.lower()) for w in words):
         return None
@@ -120,7 +121,7 @@ def listed_with(value: str, request: str) -> list[str]:
     """The other items of the list in the request that `value` is an item of ("Paris" in "Paris, Rome and Oslo":
     Rome, Oslo), lowercased; [] when the value is in no list."""
     value = value.strip()
-    number = re.fullmatch(r"-?\d+(?:\.\d+)?", value) is not None
+    number = re.fullmatch(_PLAIN_NUMBER, value) is not None
     tail = r"(?![\d-]|\.\d)" + _UNIT if number else r"(?![\w'-])"  # a number may carry a unit: 5cm
     found = re.search(rf"(?<![\w.-]){re.escape(value)}{tail}", request, re.IGNORECASE)
     shape = _item_shape(value if number else request[found.start() : found.start() + len(value)]) if found else None
