@@ -75,6 +75,37 @@ def test_the_compiled_grammar_is_cached_per_tool_set():
     assert first.metadata["grammar"]["compile_seconds"] > 0.0
 
 
+def test_the_compiled_grammar_keeps_the_schema_order_of_the_arguments():
+    """Arguments come in the order the schema gives (the order models are trained on): "start" before "end", not
+    the alphabetical order a sorted cache key once imposed ("end" first made the model copy the first date there)."""
+    model = LocalModel(max_new_tokens=40, constraint=ToolGrammar())
+    span = ToolSpec(
+        "days",
+        "Count the days between two dates.",
+        {
+            "type": "object",
+            "properties": {"start": {"type": "string"}, "end": {"type": "string"}},
+            "required": ["start", "end"],
+            "additionalProperties": False,
+        },
+    )
+    params = RequestParams([span], "required", False)
+
+    def accepted(arguments: str) -> bool:
+        matcher = model._matcher(params, None)
+        assert matcher is not None and model.format.envelope is not None
+        text = model.format.envelope.opening("days") + arguments + model.format.envelope.end
+        for token in model.load().tokenizer(text, add_special_tokens=False)["input_ids"]:
+            try:
+                matcher.accept(token)
+            except RuntimeError:
+                return False
+        return matcher.can_end()
+
+    assert accepted('{"start": "2027-01-02", "end": "2027-03-04"}')
+    assert not accepted('{"end": "2027-03-04", "start": "2027-01-02"}')
+
+
 def test_an_agent_run_calls_tools_then_answers():
     model = LocalModel(max_new_tokens=96, constraint=ToolGrammar())
     policy = CallPolicy(first_turn="required")

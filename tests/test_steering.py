@@ -332,7 +332,10 @@ def test_a_string_value_opens_with_a_word_and_does_not_close_after_a_separator(s
         return bool(logits[token] > -PENALTY / 2)
 
     start = '<tool_call>\n{"name": "days", "arguments": {"end": '
-    assert allowed(start, '"') and allowed(start, '"/') and not allowed(start, '">') and not allowed(start, '",')
+    assert allowed(start, '"') and not allowed(start, '">') and not allowed(start, '",')
+    # the quote opens alone: with a token holding the quote and more (`"+`, `"(`...) SmolLM2 opened dates it
+    # wanted to write bare as `"+2027-10-27}} 2027-...` and never closed them (15 of 34 test-split task failures)
+    assert allowed(start, ' "') and not allowed(start, '"+') and not allowed(start, ' "(') and not allowed(start, '"/')
     assert allowed(start + '"', "2027") and not allowed(start + '"', ">") and not allowed(start + '"', " 2027")
     assert allowed(start + '"2027-04-11', '"') and not allowed(start + '"2027-04-11, ', '"')
     assert allowed(start + '"2027-04-11", "start": 5, ', '"')  # outside a string: a key may open

@@ -111,7 +111,7 @@ class _Compiled:
     def get(self, tag: dict[str, Any], stats: GrammarStats) -> Any:
         """The compiled grammar of `tag`; `stats.compile_seconds` is what getting it cost (a lookup when cached)."""
         started = time.perf_counter()
-        key = json.dumps(tag, sort_keys=True)
+        key = json.dumps(tag)  # not sort_keys: that would put every schema's properties in alphabetical order
         with self.lock:
             compiled = self.grammars.get(key)
             stats.cache_hit = compiled is not None

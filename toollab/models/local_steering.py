@@ -144,13 +144,15 @@ _VALUE_STARTS = r"\w+\-$€£¥#@(\[{/~"  # what a string value may open with: a
 
 @functools.cache
 def _bad_edges(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """Tokens that would open a string value with nothing in it, with a space or with punctuation (a value starts
-    with a word, a number, a sign or an opening bracket): where the value starts (`""`, ` ",`, `">`...) and right
-    after its opening quote (`"`, `,`, `>`...); and the tokens that close a string (`"`...), refused after a value
-    that ends in a space or a separator (`"2027-04-11, "`); and the tokens holding `<` or `>` (markup: SmolLM2 opens
-    dates with `/>`). Found once per tokenizer, over its whole vocabulary."""
+    """Tokens that would open a string value with nothing in it, with a space or with punctuation (a value starts with a
+    word, a number, a sign or an opening bracket): where the value starts, every token that holds more than the
+    quote (`""`, ` ",`, `">`, and `"+`, `"(`: the quote comes alone and what follows is chosen after it, else a
+    model that wanted a bare value picks the likeliest of these and writes `"+2027-10-27}}` on past the value's end)
+    and right after its opening quote (`"`, `,`, `>`...); and the tokens that close a string (`"`...), refused after
+    a value that ends in a space or a separator (`"2027-04-11, "`); and the tokens holding `<` or `>` (markup:
+    SmolLM2 opens dates with `/>`). Found once per tokenizer, over its whole vocabulary."""
     texts = [tokenizer.decode([i]) for i in range(len(tokenizer))]
-    before = re.compile(rf"""^\s?"[^{_VALUE_STARTS}]""")
+    before = re.compile(r"""^\s?".""")
     after = re.compile(rf"""^[^{_VALUE_STARTS}]""")
     return (
         tuple(i for i, t in enumerate(texts) if before.match(t)),
@@ -161,17 +163,17 @@ def _bad_edges(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...], tuple[
 
 
 class Grounding:
-    """The grounding bias of one calling turn, so a small model copies the values it was given instead of making
-    them up. The source is the `request` and the `results` since. Its tokens get `strength` / 2 added to their
-    logits; while the turn is copying a span of it (its last tokens match the source), the token that comes next
-    in the source gets `strength` (the longest match decides). A string value may not open empty, with a space or
-    with punctuation, nor close after a space or a separator, nor hold `<` or `>` unless the source does. The
-    finish action's answer is grounded on the results alone (an answer that restates the question answers
-    nothing). Given `listed` (`local_mentions.listed_next`), a value of a parameter that earlier calls of the
-    turn took from a list of the request moves on to the list's next item: it opens with `strength` more on the
-    first tokens of the items no call holds yet, and the words this tool's earlier calls used there (as often as
-    the source holds them) get 2 x `strength` taken away (the other parameters may repeat their values: "the
-    advanced, beginner and intermediate spanish course" is three calls with "spanish")."""
+    """The grounding bias of one calling turn, so a small model copies the values it was given instead of making them
+    up. The source is the `request` and the `results` since. Its tokens get `strength` / 2 added to their logits;
+    while the turn is copying a span of it (its last tokens match the source), the token that comes next in the
+    source gets `strength` (the longest match decides). A string value's quote is written alone, and the value may
+    not open empty, with a space or with punctuation, nor close after a space or a separator, nor hold `<` or `>`
+    unless the source does. The finish action's answer is grounded on the results alone (an answer that restates the
+    question answers nothing). Given `listed` (`local_mentions.listed_next`), a value of a parameter that earlier
+    calls of the turn took from a list of the request moves on to the list's next item: it opens with `strength`
+    more on the first tokens of the items no call holds yet, and the words this tool's earlier calls used there (as
+    often as the source holds them) get 2 x `strength` taken away (the other parameters may repeat their values:
+    "the advanced, beginner and intermediate spanish course" is three calls with "spanish")."""
 
     def __init__(
         self,
