@@ -146,13 +146,13 @@ _VALUE_STARTS = r"\w+\-$€£¥#@(\[{/~"  # what a string value may open with: a
 def _bad_edges(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Tokens that would open a string value with nothing in it, with a space or with punctuation (a value starts with a
     word, a number, a sign or an opening bracket): where the value starts, every token that holds more than the
-    quote (`""`, ` ",`, `">`, and `"+`, `"(`: the quote comes alone and what follows is chosen after it, else a
+    quote but `"(` (`""`, ` ",`, `">`, and `"+`, `"/`: the quote comes alone and what follows is chosen after it, else a
     model that wanted a bare value picks the likeliest of these and writes `"+2027-10-27}}` on past the value's end)
     and right after its opening quote (`"`, `,`, `>`...); and the tokens that close a string (`"`...), refused after
     a value that ends in a space or a separator (`"2027-04-11, "`); and the tokens holding `<` or `>` (markup:
     SmolLM2 opens dates with `/>`). Found once per tokenizer, over its whole vocabulary."""
     texts = [tokenizer.decode([i]) for i in range(len(tokenizer))]
-    before = re.compile(r"""^\s?".""")
+    before = re.compile(r"""^\s?"(?!\($).""")  # `"(` stays: an expression opens with its bracket
     after = re.compile(rf"""^[^{_VALUE_STARTS}]""")
     return (
         tuple(i for i, t in enumerate(texts) if before.match(t)),
