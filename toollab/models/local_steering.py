@@ -167,13 +167,13 @@ class Grounding:
     up. The source is the `request` and the `results` since. Its tokens get `strength` / 2 added to their logits;
     while the turn is copying a span of it (its last tokens match the source), the token that comes next in the
     source gets `strength` (the longest match decides). A string value's quote is written alone (or with `(`), and
-    the value may not open empty, with a space or with punctuation, nor close after a space or a separator, nor
-    hold `<` or `>` unless the source does. The finish action's answer is grounded on the results alone (an answer that restates the
-    question answers nothing). Given `listed` (`local_mentions.listed_next`), a value of a parameter that earlier
-    calls of the turn took from a list of the request moves on to the list's next item: it opens with `strength`
-    more on the first tokens of the items no call holds yet, and the words this tool's earlier calls used there (as
-    often as the source holds them) get 2 x `strength` taken away (the other parameters may repeat their values:
-    "the advanced, beginner and intermediate spanish course" is three calls with "spanish")."""
+    the value may not open empty, with a space or with punctuation, nor close after a space or a separator, nor hold
+    `<` or `>` unless the source does. The finish action's answer is grounded on the results alone (an answer that
+    restates the question answers nothing). Given `listed` (`local_mentions.listed_next`), a value of a parameter
+    that earlier calls of the turn took from a list of the request moves on to the list's next item: it opens with
+    `strength` more on the first tokens of the items no call holds yet, and the words this tool's earlier calls used
+    there (as often as the source holds them) get 2 x `strength` taken away (the other parameters may repeat their
+    values: "the advanced, beginner and intermediate spanish course" is three calls with "spanish")."""
 
     def __init__(
         self,
