@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from toollab import CallPolicy, RequestParams, ToolCall, ToolSpec, UserMessage
+from toollab import AssistantMessage, CallPolicy, RequestParams, ToolCall, ToolSpec, UserMessage
 from toollab.eval.synth.everyday import EVERYDAY_TOOLS
 from toollab.formats import get_format
 from toollab.harness.request import Gate
@@ -121,7 +121,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
     assert off.local_options() == {
         "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
-        "votes": 1, "named_optionals": False, "coverage": False, "listed": False,
+        "votes": 1, "named_optionals": False, "coverage": False, "listed": False, "decompose": False,
     }  # fmt: skip
     assert Switches.parse("vote=on").local_options()["votes"] > 1
     assert Switches.parse("demos=on").local_options()["demos"] is not None
@@ -284,6 +284,54 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     )
 
 
+def test_a_request_splits_into_its_parts_only_at_an_additive_connective():
+    from toollab.models.local_parts import lists_several, request_parts
+
+    assert request_parts("When does the beginner german course meet? Also: Schedule for french, intermediate?") == [
+        "When does the beginner german course meet?",
+        "Schedule for french, intermediate?",
+    ]
+    assert request_parts("Find the area of a circle of radius 3. Additionally, find its perimeter.") == [
+        "Find the area of a circle of radius 3.",
+        "Find its perimeter.",
+    ]
+    # context before a question and a question after the fact stay with their part
+    rated = "I'm rated 1450 and got a loss against a 1875. What's my new rating?"
+    assert request_parts(f"{rated} Also: {rated}") == [rated, rated]
+    frost = "Is it safe to plant out in Tromso yet? When does frost end?"
+    assert request_parts(f"How far apart should I plant beans? Also: {frost}") == [
+        "How far apart should I plant beans?",
+        frost,
+    ]
+    # no connective, a sequence (the second may need the first's result), "also" inside a sentence, a bare "Also."
+    for whole in (
+        "What's the weather in Paris? I'm asking for a friend.",
+        "Get the weather in Paris. Then convert it to Fahrenheit.",
+        "Book spin and also boxing on friday.",
+        "Book spin on friday. Also.",
+        "What is 2 + 2?",
+    ):
+        assert request_parts(whole) == [whole]
+    assert len(request_parts(" Also: ".join(["Is Summit Path a hard hike?"] * 5))) == 1  # more than MAX_PARTS
+    assert lists_several("How far apart should I plant beans and carrots?") and lists_several("A, B or C?")
+    assert not lists_several("Is it safe to plant out in Tromso yet? When does frost end?")
+
+
+def test_the_parts_calls_join_into_one_turn_each_call_once():
+    from toollab.models.local_parts import joined, with_request
+
+    paris = ToolCall(id="call_0", name="weather", arguments={"city": "Paris"})
+    rome = ToolCall(id="call_0", name="weather", arguments={"city": "Rome"})
+    turn = joined([
+        AssistantMessage(tool_calls=[paris], raw="<a>"),
+        AssistantMessage(tool_calls=[rome, paris], raw="<b>"),
+    ])  # fmt: skip
+    assert [c.args_as_dict()["city"] for c in turn.tool_calls] == ["Paris", "Rome"]
+    assert len({c.id for c in turn.tool_calls}) == 2 and turn.raw == "<a>\n<b>" and turn.content is None
+    history = [UserMessage(content="first"), AssistantMessage(content="ok"), UserMessage(content="A? Also: B?")]
+    assert [m.content for m in with_request(history, "B?")] == ["first", "ok", "B?"]
+
+
 @pytest.fixture(scope="module")
 def steered():
     """The embedded model as shipped (with its adapter) with the default switches, with every switch off, and
@@ -437,3 +485,69 @@ def test_a_voting_turn_with_demonstrations_decodes_five_candidates_the_same_way_
     assert call.name == TIRES.name and call.parse_error is None
     one = len(model.load().tokenizer(first.raw)["input_ids"])
     assert first.usage.output_tokens > 2 * one  # every candidate's tokens are counted
+
+
+@pytest.mark.slow
+def test_a_request_of_several_parts_gets_a_call_for_each_part(steered):
+    # a dev-set item: decoded whole, the shipped adapter writes one call (for the third question); part by part,
+    # one call for each question, in the request's order
+    score = ToolSpec("final_score", "Score of the last match between two teams.", {
+        "type": "object",
+        "properties": {"home": {"type": "string", "description": "Home team."},
+                       "away": {"type": "string", "description": "Away team."}},
+        "required": ["home", "away"],
+    })  # fmt: skip
+    parts = [
+        "What was the score of Old Town Athletic against Harbor City FC?",
+        "Who won Harbor City FC vs Northfield United?",
+        "What was the score of Riverside Rovers against Old Town Athletic?",
+    ]
+    asked = [UserMessage(content=" Also: ".join(parts))]
+    model, was = steered["on"], steered["on"].decompose
+    try:
+        model.decompose = True
+        reply = asyncio.run(model.request(asked, RequestParams([score], "required")))
+        model.decompose = False
+        whole = asyncio.run(model.request(asked, RequestParams([score], "required")))
+    finally:
+        model.decompose = was
+    pairs = [(c.args_as_dict()["home"], c.args_as_dict()["away"]) for c in reply.message.tool_calls]
+    assert pairs == [
+        ("Old Town Athletic", "Harbor City FC"),
+        ("Harbor City FC", "Northfield United"),
+        ("Riverside Rovers", "Old Town Athletic"),
+    ], reply.raw
+    assert reply.metadata["parts"] == parts and len({c.id for c in reply.message.tool_calls}) == 3
+    assert len(whole.message.tool_calls) < 3 and "parts" not in whole.metadata, whole.raw
+
+
+@pytest.mark.slow
+def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differently(steered):
+    # the request holds ` Summit` as one token; a value opens without the space, with `S`, which no source token
+    # follows: SmolLM2 went on with `uit` and wrote "Suitcase Path" (5 items of the dev set's first 30 a category)
+    import torch
+
+    from toollab.models.local_steering import Grounding, _vocabulary
+
+    asked = "What's the elevation gain of Summit Path in meters?"
+    tokenizer = steered["on"].load().tokenizer
+    grounding = Grounding(tokenizer, asked, "", 3.0, HERMES, "finish")
+    text = '<tool_call>\n{"name": "trail_climb", "arguments": {"trail": "S'
+    logits = torch.zeros(len(tokenizer))
+    grounding.bias(logits, tokenizer(text, add_special_tokens=False)["input_ids"], text)
+    pieces = _vocabulary(tokenizer)
+    assert logits[pieces["umm"]] > logits[pieces["um"]] > logits[pieces["u"]] > 0 == logits[pieces["uit"]]
+    logits = torch.zeros(len(tokenizer))
+    grounding.bias(logits, [], text[:-1] + "Suitcase")  # the source holds no word that starts so: nothing to go on
+    assert logits[pieces["um"]] == 0
+    # only the rest of a word: at a word's end the value may stop (BFCL's "Gold" ran on to "Gold price per ounce")
+    assert grounding._next_letters("Summit") == {} and grounding._next_letters("Summit ") == {}
+    assert {tokenizer.decode([t]) for t in grounding._next_letters("Su")} == {"m", "mm"}
+    climb = ToolSpec("trail_climb", "Total climb of a trail.", {
+        "type": "object",
+        "properties": {"trail": {"type": "string", "description": "Trail name."},
+                       "unit": {"type": "string", "description": "Unit of the answer.", "enum": ["meters", "feet"]}},
+        "required": ["trail"],
+    })  # fmt: skip
+    reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([climb], "required")))
+    assert reply.message.tool_calls[0].args_as_dict()["trail"] == "Summit Path", reply.raw

@@ -33,6 +33,7 @@ from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_gate import decide
 from toollab.models.local_mentions import mentioned_required
+from toollab.models.local_parts import best_tool, joined, lists_several, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
@@ -138,6 +139,7 @@ class LocalModel:
         named_optionals: bool = False,
         coverage: bool = False,
         listed: bool = False,
+        decompose: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -161,6 +163,7 @@ class LocalModel:
         self.named_optionals = named_optionals  # the grammar asks for the optional parameters the request names
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
+        self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._pool: CachePool | None = None
@@ -226,7 +229,9 @@ class LocalModel:
             context = TurnContext(
                 last_request(messages), results_since_request(messages), params.finish, failed_turn(messages)
             )
-            rows = await local_weights.on_torch_thread_async(self._rows, text, params, context)
+            turns = self._turns(messages, params, tools, text, context)
+            groups = [await local_weights.on_torch_thread_async(self._rows, t, p, c) for t, p, c in turns]
+            rows = [row for group in groups for row in group]
             generations = await self.load().batcher.decode(rows)
             candidates = [(g, row.matcher) for g, row in zip(generations, rows, strict=True)]
         except ValueError as exc:  # a constraint that cannot serve this format or tool choice
@@ -236,13 +241,19 @@ class LocalModel:
         # a turn told to answer is read as prose: a call written in it (outside the grammar's envelope) is not run
         readable = tools if params.tool_choice != "none" else ()
         messages_out = [self._message(generation, readable) for generation, _ in candidates]
-        chosen, agreeing = majority(messages_out)
-        generation, matcher = candidates[chosen]
-        message = messages_out[chosen]
+        picks: list[tuple[int, int]] = []  # per decoded prompt: the candidate kept, and how many agree with it
+        start = 0
+        for group in groups:
+            chosen, agreeing = majority(messages_out[start : start + len(group)])
+            picks.append((start + chosen, agreeing))
+            start += len(group)
+        kept = [candidates[i][0] for i, _ in picks]
+        generation, matcher = candidates[picks[0][0]]
+        message = joined([messages_out[i] for i, _ in picks]) if len(picks) > 1 else messages_out[picks[0][0]]
         usage = Usage(
-            input_tokens=generation.prompt_tokens,
+            input_tokens=sum(g.prompt_tokens for g in kept),
             output_tokens=sum(g.new_tokens for g, _ in candidates),
-            cached_input_tokens=generation.cached_tokens,
+            cached_input_tokens=sum(g.cached_tokens for g in kept),
         )
         metadata: dict[str, Any] = {
             "stop_reason": generation.stop_reason,
@@ -253,9 +264,46 @@ class LocalModel:
             metadata["grammar"] = matcher.stats.to_dict()
         if gated is not None:
             metadata["gate"] = gated
-        if len(candidates) > 1:
-            metadata["votes"] = {"candidates": len(candidates), "agreeing": agreeing, "chosen": chosen}
-        return ModelResponse(message, usage, raw=generation.text, metadata=metadata)
+        if len(turns) > 1:
+            metadata["parts"] = [c.request for _, _, c in turns]
+        if len(candidates) > len(groups):
+            chosen, agreeing = picks[0]
+            metadata["votes"] = {"candidates": len(groups[0]), "agreeing": agreeing, "chosen": chosen}
+        return ModelResponse(message, usage, raw="\n".join(g.text for g in kept), metadata=metadata)
+
+    def _turns(
+        self,
+        messages: Sequence[Message],
+        params: RequestParams,
+        tools: Sequence[ToolSpec],
+        prompt: str,
+        context: TurnContext,
+    ) -> list[tuple[str, RequestParams, TurnContext]]:
+        """The prompts this turn decodes, with their requests: its own, or under `decompose`, for a first calling
+        turn whose request asks several things (`request_parts`), one per part, each part shown as the whole
+        request. With the policy's `select` on, a part that asks one thing is shown the one tool that fits it best
+        and makes one call; one that lists several things gets the tools `select` keeps for it."""
+        whole = [(prompt, params, context)]
+        calling = params.tool_choice not in ("auto", "none") and params.tool_choice != params.finish
+        if not (self.decompose and calling and params.parallel and params.tools) or context.results:
+            return whole
+        parts = request_parts(context.request)
+        if len(parts) < 2:
+            return whole
+        select = self.policy.select if self.policy is not None else None
+        turns = []
+        for part in parts:
+            shown, offered, several = tools, params.tools, lists_several(part)
+            if select is not None:
+                own = [t for t in tools if t.name != params.finish]
+                chosen = select(part, own) if several else best_tool(part, own)
+                shown = [*chosen, *(t for t in tools if t.name == params.finish)]
+                offered = [t for t in params.tools if t in shown] or params.tools
+            asks = dataclasses.replace(params, tools=offered, parallel=several)
+            turns.append(
+                (self.prompt(with_request(messages, part), shown), asks, dataclasses.replace(context, request=part))
+            )
+        return turns
 
     def _message(self, generation: Generation, tools: Sequence[ToolSpec]) -> AssistantMessage:
         if generation.truncated:

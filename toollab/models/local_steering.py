@@ -125,9 +125,12 @@ _WORDS = re.compile(r"[\w.%:-]+")
 _SEPARATORS = {"", ",", ".", ";", ":", "?", "!", ")", "]", "}", "'", '"', "),", ").", ");", "?'", "'?"}
 _VALUE = re.compile(r""":\s?("?)$""")  # inside a JSON call, where a value starts (or right after its quote)
 _KEY = re.compile(r""""([^"]+)":\s?(?:"[^"]*|[-\d.]*)$""")  # the parameter whose value is being written
-_INSIDE = re.compile(r""":\s?"[^"\\]*$""")  # inside a string value
+_INSIDE = re.compile(r""":\s?"([^"\\]*)$""")  # inside a string value (and what it holds so far)
 _SEPARATED = re.compile(r"""[\s,;:]$""")  # ... that ends in a space or a separator
 COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
+PIECE = 16  # the longest token text looked for where a copy goes on letter by letter
+LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
+_WORD_REST = re.compile(r"[^\W_]*")  # the letters and digits left of a word
 
 
 def _token_ids(tokenizer: Any, words: Iterable[str]) -> set[int]:
@@ -140,6 +143,15 @@ def _token_ids(tokenizer: Any, words: Iterable[str]) -> set[int]:
 
 
 _VALUE_STARTS = r"\w+\-$€£¥#@(\[{/~"  # what a string value may open with: a word, a number, a sign, a bracket...
+
+
+@functools.cache
+def _vocabulary(tokenizer: Any) -> dict[str, int]:
+    """Each token's text and its id (the first id of a text that several spell)."""
+    texts: dict[str, int] = {}
+    for i in range(len(tokenizer)):
+        texts.setdefault(tokenizer.decode([i]), i)
+    return texts
 
 
 @functools.cache
@@ -166,7 +178,9 @@ class Grounding:
     """The grounding bias of one calling turn, so a small model copies the values it was given instead of making them
     up. The source is the `request` and the `results` since. Its tokens get `strength` / 2 added to their logits;
     while the turn is copying a span of it (its last tokens match the source), the token that comes next in the
-    source gets `strength` (the longest match decides). A string value's quote is written alone (or with `(`), and
+    source gets `strength` (the longest match decides); where a value stops inside a word of the source that its
+    tokens split differently (`S` for the request's ` Summit`), the tokens that finish the word get up to 4 x
+    `strength`, more for longer ones. A string value's quote is written alone (or with `(`), and
     the value may not open empty, with a space or with punctuation, nor close after a space or a separator, nor hold
     `<` or `>` unless the source does. The finish action's answer is grounded on the results alone (an answer that
     restates the question answers nothing). Given `listed` (`local_mentions.listed_next`), a value of a parameter
@@ -199,6 +213,9 @@ class Grounding:
         for word in found:
             self.by_word.setdefault(word.lower(), set()).update(_token_ids(tokenizer, {word, word.lower()}))
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
+        self.texts = {"all": everything, "results": results}
+        self.text = everything
+        self.vocabulary = _vocabulary(tokenizer)
         before, after, closing, markup = _bad_edges(tokenizer)
         self.bad_openings = torch.tensor(before, dtype=torch.long), torch.tensor(after, dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
@@ -233,15 +250,39 @@ class Grounding:
                 return found
         return []
 
+    def _next_letters(self, value: str) -> dict[int, int]:
+        """The tokens that finish a word of the source that a string value stopped inside, where the source's
+        tokens split it differently, with the letters each adds: the request's ` Summit` is one token, but a value
+        opens without the space, with `S`, and no source token follows `S` (SmolLM2 went on with `uit` and wrote
+        "Suitcase Path")."""
+        found: dict[int, int] = {}
+        if not value[-1].isalnum():
+            return found
+        for match in re.finditer(re.escape(value), self.text):
+            if match.start() > 0 and self.text[match.start() - 1].isalnum():
+                continue  # a value copies from the start of a word
+            # only the rest of the word: at a word's end the copy may stop ("Gold", not "Gold price per ounce")
+            rest = _WORD_REST.match(self.text, match.end(), match.end() + PIECE).group()  # type: ignore[union-attr]
+            for k in range(1, len(rest) + 1):
+                if (token := self.vocabulary.get(rest[:k])) is not None:
+                    found[token] = max(found.get(token, 0), k)
+        return found
+
     def bias(self, logits: Any, generated: Sequence[int], text: str) -> None:
         tokens, sequence = self.active
         if len(tokens):
             logits[tokens] += self.strength / 2
+        opening = _VALUE.search(text)
+        value = _INSIDE.search(text) if opening is None else None
+        inside = value is not None
         following = self._next_in_copy(generated, sequence)
         if following:
             logits[following] += self.strength
-        opening = _VALUE.search(text)
-        inside = opening is None and _INSIDE.search(text) is not None
+        elif value is not None and value.group(1):
+            # a copy the source's tokens do not follow: the longer a token goes on with it, the more it is favoured
+            # (a model never split `Summit` as `S`+`u`+`m`..., so after `Su` it finds `m` unlikely)
+            for token, letters in self._next_letters(value.group(1)).items():
+                logits[token] += self.strength * min(1 + letters, LETTERS_CAP)
         if opening is not None:
             logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
         if self.markup is not None and (opening is not None or inside):
@@ -265,7 +306,8 @@ class Grounding:
         self._openings = len(openings)
         opening = openings[-1]
         name = opening.group(1)
-        self.active = self.sources["results"] if name == self.finish else self.sources["all"]
+        which = "results" if name == self.finish else "all"
+        self.active, self.text = self.sources[which], self.texts[which]
         self.listed_parameters, self.spent, self.wanted = set(), None, None
         if self.listed is None or name == self.finish:
             return

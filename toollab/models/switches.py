@@ -45,7 +45,9 @@ class Switches:
     not end the turn while a number, quoted span, capitalised name or listed word ("fern, cactus and basil") of
     the request is in none of them (up to four calls). `listed`: the same, for the items of a list in the request
     one of the turn's calls took a value from ("Paris" of "Paris, Rome and Oslo": Rome and Oslo want calls too); on
-    the dev set it won 5 parallel items and lost none, on BFCL (50 a category) 1 and none."""
+    the dev set it won 5 parallel items and lost none, on BFCL (50 a category) 1 and none. `decompose`: a first
+    calling turn whose request joins several requests ("... ? Also: ...") decodes one row per part, each seeing its
+    part alone as the request, and makes the parts' calls."""
 
     gate: bool = True
     select: bool = True
@@ -60,6 +62,7 @@ class Switches:
     named_optionals: bool = True
     coverage: bool = False
     listed: bool = True
+    decompose: bool = False
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -92,6 +95,7 @@ class Switches:
             "named_optionals": self.named_optionals,
             "coverage": self.coverage,
             "listed": self.listed,
+            "decompose": self.decompose,
         }
 
     def policy(self) -> CallPolicy:
