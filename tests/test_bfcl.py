@@ -452,3 +452,17 @@ def test_tools_per_turn_shows_the_model_the_best_fitting_tools_and_the_judge_sti
     assert recorded["tools_per_turn"] == 1
     with pytest.raises(ValueError, match="holds a run of"):  # a folder is not resumed with another k
         BfclRun(RunConfig(model="m", categories=["multiple"], limit=6), tmp_path, FunctionModel(model))
+
+
+def test_a_run_records_the_local_models_token_budget_and_is_not_resumed_under_another(tmp_path):
+    from toollab.models.local import MAX_NEW_TOKENS
+
+    config = RunConfig(model="local", categories=["simple_python"], limit=1)
+    run_ = BfclRun(config, tmp_path)  # the weights load at the first decode, not here
+    assert run_.model.max_new_tokens == MAX_NEW_TOKENS  # type: ignore[attr-defined]
+    assert run_.config.max_new_tokens == MAX_NEW_TOKENS  # what the model was given, spelled out
+    run_.start()
+    assert json.loads((tmp_path / "run.json").read_text())["max_new_tokens"] == MAX_NEW_TOKENS
+    BfclRun(RunConfig(model="local", categories=["simple_python"], limit=1, max_new_tokens=MAX_NEW_TOKENS), tmp_path)
+    with pytest.raises(ValueError, match="holds a run of"):  # another budget is another run
+        BfclRun(RunConfig(model="local", categories=["simple_python"], limit=1, max_new_tokens=192), tmp_path)

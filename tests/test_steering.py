@@ -117,6 +117,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert default.policy().direct and default.policy().parallel
     assert default.local_options()["named_optionals"] and not default.local_options()["coverage"]
     assert default.local_options()["listed"] and not Switches.parse("listed=off").local_options()["listed"]
+    assert default.local_options()["decompose"] and not Switches.parse("decompose=off").local_options()["decompose"]
     off = Switches.none()
     assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
     assert off.local_options() == {

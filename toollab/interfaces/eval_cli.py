@@ -91,7 +91,9 @@ ConcurrencyOption = Annotated[
         "batch).",
     ),
 ]
-TokensOption = Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")]
+TokensOption = Annotated[
+    int | None, typer.Option(min=1, help="Tokens a local model may write per request (default: the model's, 256).")
+]
 TimeoutOption = Annotated[float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")]
 
 
@@ -103,7 +105,7 @@ def bfcl(
     limit: LimitOption = None,
     out: OutOption = None,
     concurrency: ConcurrencyOption = 1,
-    max_new_tokens: TokensOption = 192,
+    max_new_tokens: TokensOption = None,
     item_timeout: TimeoutOption = None,
     constrained: Constrained = None,
     tool_choice: ToolChoiceOption = None,
@@ -134,7 +136,7 @@ def synth(
     limit: LimitOption = None,
     out: OutOption = None,
     concurrency: ConcurrencyOption = 1,
-    max_new_tokens: TokensOption = 192,
+    max_new_tokens: TokensOption = None,
     item_timeout: TimeoutOption = None,
     constrained: Constrained = None,
     tool_choice: ToolChoiceOption = None,

@@ -44,7 +44,7 @@ def lab_model(
     seed: int,
     format: str | None,
     constrained: bool | None,
-    max_new_tokens: int,
+    max_new_tokens: int | None,
     switches: Switches | None = None,
     policy: CallPolicy | None = None,
     adapter: str | None = None,
@@ -71,7 +71,9 @@ def lab(
     seed: Annotated[int, typer.Option(help="Seed of the tasks (and of the simulated model's draws).")] = 0,
     format: Annotated[str | None, typer.Option(help=f"Wire format: {', '.join(FORMATS)}.")] = None,
     out: Annotated[Path | None, typer.Option(help="Folder for outcomes, summary and plots.")] = None,
-    max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 192,
+    max_new_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Tokens a local model may write per request (default: the model's, 256).")
+    ] = None,
     constrained: Constrained = None,
     tool_choice: ToolChoiceOption = None,
     after_results: AfterResults = None,

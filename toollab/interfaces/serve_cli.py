@@ -124,7 +124,9 @@ def serve(
     host: Host = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
     name: Annotated[str | None, typer.Option(help="The model's id in /v1/models and responses.")] = None,
-    max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens a local model may write per request.")] = 256,
+    max_new_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Tokens a local model may write per request (default: the model's, 256).")
+    ] = None,
     constrained: Constrained = None,
     adapter: AdapterOption = None,
 ) -> None:

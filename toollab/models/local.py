@@ -105,6 +105,12 @@ def failed_turn(messages: Sequence[Message]) -> str | None:
     return turn.raw if all(r.is_error for r in results) else None
 
 
+# Tokens a turn may write unless told otherwise, for every command (`load_model` passes None through): four
+# hermes calls with their tags take about 190 tokens, so a turn that makes four calls (a request's four parts)
+# is not cut inside its last one.
+MAX_NEW_TOKENS = 256
+
+
 class LocalModel:
     """A local model. `path`: a model folder or a .gguf file; None is the embedded SmolLM2-135M-Instruct.
 
@@ -121,7 +127,7 @@ class LocalModel:
         path: str | None = None,
         *,
         format: str | None = None,
-        max_new_tokens: int = 256,
+        max_new_tokens: int = MAX_NEW_TOKENS,
         temperature: float = 0.0,
         top_p: float = 1.0,
         seed: int | None = None,

@@ -49,7 +49,7 @@ class RunConfig:
     categories: list[str]
     format: str | None = None
     limit: int | None = None
-    max_new_tokens: int = 192
+    max_new_tokens: int | None = None  # None: the model's own (a local model's MAX_NEW_TOKENS); recorded
     concurrency: int = 1
     item_timeout: float | None = None
     constrained: bool | None = None  # grammar-constrained decoding (local models)
@@ -167,6 +167,7 @@ class BfclRun:
             # every switch's value, not the changes to the defaults: a folder is not resumed under other defaults
             switches=Switches.parse(config.switches).describe() if is_local(config.model) else config.switches,
             adapter=adapter_of(config.model, config.adapter),  # spelled out: the default may change between versions
+            max_new_tokens=config.max_new_tokens or getattr(self.model, "max_new_tokens", None),
         )
         self._check_resumable()
         # BFCL keeps environment instances in module globals keyed by this name: fresh per run
