@@ -9,6 +9,7 @@ by `toollab eval` (BFCL) and `benchmarks/switches.py` (the dev set).
 
     python benchmarks/switches_speed.py                     # 8 items of each of 5 categories
     python benchmarks/switches_speed.py --limit 4 --categories simple_python multiple
+    python benchmarks/switches_speed.py --before "decompose=off"   # what one switch costs: the defaults without it
 """
 
 from __future__ import annotations
@@ -60,9 +61,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=8, help="items per category")
     parser.add_argument("--categories", nargs="+", default=CATEGORIES)
+    parser.add_argument(
+        "--before",
+        default=None,
+        help='the other side: the defaults with these changes ("name=off,..."); every switch off when not given',
+    )
     args = parser.parse_args()
 
-    sides = {"before (every switch off)": Switches.none(), "default switches": Switches()}
+    before = ("before (every switch off)", Switches.none()) if args.before is None else (args.before, None)
+    sides = {before[0]: before[1] or Switches.parse(args.before), "default switches": Switches()}
     models = {name: Timed(load_model("local", switches=s)) for name, s in sides.items()}
     latencies: dict[str, list[float]] = {name: [] for name in sides}
     with tempfile.TemporaryDirectory() as folder:

@@ -235,8 +235,8 @@ class LocalModel:
             context = TurnContext(
                 last_request(messages), results_since_request(messages), params.finish, failed_turn(messages)
             )
-            # a part's best tool is found by MiniLM: off the event loop, as the gate's relevance is
-            turns = await asyncio.to_thread(self._turns, messages, params, tools, text, context)
+            # a part's best tool is found by MiniLM: on the torch thread, as the gate's relevance is (`decide`)
+            turns = await local_weights.on_torch_thread_async(self._turns, messages, params, tools, text, context)
             groups = [await local_weights.on_torch_thread_async(self._rows, t, p, c) for t, p, c in turns]
             rows = [row for group in groups for row in group]
             generations = await self.load().batcher.decode(rows)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from toollab.harness.messages import Message, last_request
 from toollab.harness.request import RequestParams
+from toollab.models import local_weights
 
 if TYPE_CHECKING:
     from toollab.models.local import LocalModel
@@ -29,7 +30,11 @@ async def gate_score(model: LocalModel, messages: Sequence[Message], params: Req
         return await asyncio.to_thread(model.continuation_logprob, prompt, trigger)
     from toollab.retrieval.relevance import relevance, without_quoted
 
-    return await asyncio.to_thread(relevance, without_quoted(last_request(messages)), tools, params.gate.signal)
+    # MiniLM runs on torch too: on the decoding thread, not beside it. On another thread its OpenMP workers go on
+    # spinning after it ends and take the cores from the decode (0.83x the tok/s with the gate than without it).
+    return await local_weights.on_torch_thread_async(
+        relevance, without_quoted(last_request(messages)), tools, params.gate.signal
+    )
 
 
 async def decide(
