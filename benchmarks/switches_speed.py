@@ -68,8 +68,10 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    before = ("before (every switch off)", Switches.none()) if args.before is None else (args.before, None)
-    sides = {before[0]: before[1] or Switches.parse(args.before), "default switches": Switches()}
+    if args.before is None:
+        sides = {"before (every switch off)": Switches.none(), "default switches": Switches()}
+    else:
+        sides = {args.before: Switches.parse(args.before), "default switches": Switches()}
     models = {name: Timed(load_model("local", switches=s)) for name, s in sides.items()}
     latencies: dict[str, list[float]] = {name: [] for name in sides}
     with tempfile.TemporaryDirectory() as folder:

@@ -26,6 +26,7 @@ from toollab.interfaces.options import (
     Constrained,
     Parallel,
     SwitchesOption,
+    TokensOption,
     ToolChoiceOption,
     ToolsPerTurnOption,
     fail,
@@ -85,9 +86,7 @@ def run(
     format: Annotated[
         str | None, typer.Option(help=f"Tool-call format for local models: {', '.join(FORMATS)}.")
     ] = None,
-    max_new_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Tokens a local model may write per round (default: the model's, 256).")
-    ] = None,
+    max_new_tokens: TokensOption = None,
     tools: Annotated[str | None, typer.Option(help="Your tools, as MODULE:ATTR or FILE.py:ATTR.")] = None,
     max_steps: Annotated[int, typer.Option(min=0, help="Rounds of tool calls before a final answer.")] = 10,
     log: Annotated[Path | None, typer.Option(help="Write the JSONL event log here.")] = None,

@@ -31,6 +31,7 @@ from toollab.interfaces.options import (
     ExecutorOption,
     Parallel,
     SwitchesOption,
+    TokensOption,
     ToolChoiceOption,
     ToolsPerTurnOption,
     WorkerCpusOption,
@@ -90,9 +91,6 @@ ConcurrencyOption = Annotated[
         help="Items in flight at once, per worker with --executor ray (a local model decodes them together in one "
         "batch).",
     ),
-]
-TokensOption = Annotated[
-    int | None, typer.Option(min=1, help="Tokens a local model may write per request (default: the model's, 256).")
 ]
 TimeoutOption = Annotated[float | None, typer.Option(min=0.1, help="Seconds before an item counts as timed out.")]
 

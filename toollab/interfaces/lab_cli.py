@@ -23,6 +23,7 @@ from toollab.interfaces.options import (
     ExecutorOption,
     Parallel,
     SwitchesOption,
+    TokensOption,
     ToolChoiceOption,
     WorkerCpusOption,
     WorkersOption,
@@ -71,9 +72,7 @@ def lab(
     seed: Annotated[int, typer.Option(help="Seed of the tasks (and of the simulated model's draws).")] = 0,
     format: Annotated[str | None, typer.Option(help=f"Wire format: {', '.join(FORMATS)}.")] = None,
     out: Annotated[Path | None, typer.Option(help="Folder for outcomes, summary and plots.")] = None,
-    max_new_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Tokens a local model may write per request (default: the model's, 256).")
-    ] = None,
+    max_new_tokens: TokensOption = None,
     constrained: Constrained = None,
     tool_choice: ToolChoiceOption = None,
     after_results: AfterResults = None,

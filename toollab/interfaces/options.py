@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from toollab.models.local import MAX_NEW_TOKENS
 from toollab.models.switches import Switches
 from toollab.scale import Executor, executor_for
 
@@ -53,6 +54,10 @@ AdapterOption = Annotated[
         help="Local models: a LoRA adapter folder written by `toollab train` (its adapter/ folder), `shipped` or "
         "`none` (the base weights); the embedded model runs with the shipped adapter by default."
     ),
+]
+TokensOption = Annotated[
+    int | None,
+    typer.Option(min=1, help=f"Tokens a local model may write per request (default: the model's, {MAX_NEW_TOKENS})."),
 ]
 ToolsPerTurnOption = Annotated[
     int | None,

@@ -10,7 +10,7 @@ import typer
 from toollab.harness.model import ModelError
 from toollab.interfaces.heap import freeze_startup_heap
 from toollab.interfaces.loading import load_local, load_served, load_tools
-from toollab.interfaces.options import AdapterOption, Constrained, fail, stderr
+from toollab.interfaces.options import AdapterOption, Constrained, TokensOption, fail, stderr
 from toollab.models.registry import MODEL_FORMS, load_model
 
 mcp_app = typer.Typer(help="Serve tools over MCP.", no_args_is_help=True)
@@ -124,9 +124,7 @@ def serve(
     host: Host = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
     name: Annotated[str | None, typer.Option(help="The model's id in /v1/models and responses.")] = None,
-    max_new_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Tokens a local model may write per request (default: the model's, 256).")
-    ] = None,
+    max_new_tokens: TokensOption = None,
     constrained: Constrained = None,
     adapter: AdapterOption = None,
 ) -> None:

@@ -7,7 +7,6 @@ BFCL), and turns the turn into "required" or "none" before decoding.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,7 @@ async def gate_score(model: LocalModel, messages: Sequence[Message], params: Req
     if params.gate.signal == "model":
         envelope = model.format.envelope
         trigger = envelope.trigger if envelope is not None else ""
-        return await asyncio.to_thread(model.continuation_logprob, prompt, trigger)
+        return await local_weights.on_torch_thread_async(model.continuation_logprob, prompt, trigger)
     from toollab.retrieval.relevance import relevance, without_quoted
 
     # MiniLM runs on torch too: on the decoding thread, not beside it. On another thread its OpenMP workers go on
