@@ -47,7 +47,9 @@ def unsplit(record: dict[str, Any]) -> bool:
 
 
 def uncut(record: dict[str, Any]) -> bool:
-    return "length" not in record["ops"]["stop_reasons"]
+    """A record that keeps no stop reasons (the dev set's multi-step tasks) cannot show it was not cut: run it."""
+    reasons = record["ops"]["stop_reasons"]
+    return bool(reasons) and "length" not in reasons
 
 
 UNCHANGED: dict[str, Callable[[dict[str, Any]], bool]] = {"listed": listed, "unsplit": unsplit, "uncut": uncut}
