@@ -9,6 +9,7 @@ import pytest
 from toollab import AssistantMessage, CallPolicy, RequestParams, ToolCall, ToolSpec, UserMessage
 from toollab.eval.synth.everyday import EVERYDAY_TOOLS
 from toollab.formats import get_format
+from toollab.harness.messages import SystemMessage, ToolResultMessage
 from toollab.harness.request import Gate
 from toollab.models.local_gate import decide
 from toollab.models.local_steering import adds_to, extra_call_cut, loop_token
@@ -118,11 +119,13 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert default.local_options()["named_optionals"] and not default.local_options()["coverage"]
     assert default.local_options()["listed"] and not Switches.parse("listed=off").local_options()["listed"]
     assert default.local_options()["decompose"] and not Switches.parse("decompose=off").local_options()["decompose"]
+    assert default.policy().chain and default.local_options()["operands"] and not Switches.parse("chain=off").chain
     off = Switches.none()
     assert off.policy() == CallPolicy(first_turn="required", after_results="auto", parallel=True)
     assert off.local_options() == {
         "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
         "votes": 1, "named_optionals": False, "coverage": False, "listed": False, "decompose": False,
+        "operands": False,
     }  # fmt: skip
     assert Switches.parse("vote=on").local_options()["votes"] > 1
     assert Switches.parse("demos=on").local_options()["demos"] is not None
@@ -335,8 +338,8 @@ def test_the_parts_calls_join_into_one_turn_each_call_once():
 
 @pytest.fixture(scope="module")
 def steered():
-    """The embedded model as shipped (with its adapter) with the default switches, with every switch off, and
-    with voting; and the bare weights with the switches on and off (each set of weights loaded once)."""
+    """The embedded model as shipped (with its adapter) with the default switches, with every switch off, with
+    voting, and without `chain`; and the bare weights with the switches on and off (each set of weights loaded once)."""
     from toollab.models.registry import load_model
     from toollab.models.switches import Switches
 
@@ -346,7 +349,46 @@ def steered():
         "voting": load_model("local", max_new_tokens=96, switches=Switches(demos=True, vote=True)),
         "bare on": load_model("local", adapter="none", max_new_tokens=96, switches=Switches()),
         "bare off": load_model("local", adapter="none", max_new_tokens=96, switches=Switches.none()),
+        "no chain": load_model("local", max_new_tokens=96, switches=Switches(chain=False)),
     }
+
+
+@pytest.mark.slow
+def test_the_chain_steps_expression_holds_every_result_with_the_requests_operator(steered):
+    # the lab's sum task, its three populations read: asked for the calculator, SmolLM2 writes "92228" alone, and
+    # made to hold every result it writes "92228 + 34588 - 56483"; with the request's operator, the sum. The
+    # everyday tasks' "Count the words in '...' and multiply that count by 6": the count times 6
+    from toollab.lab.countries.tools import countries_tools
+    from toollab.lab.strategies.prompts import REACT
+
+    (calculator,) = [t.spec for t in countries_tools("clear") if t.name == "calculator"]
+    countries = {"Poland": "92228", "Portugal": "34588", "Pakistan": "56483"}
+    calls = [ToolCall(id=f"c{i}", name="population", arguments={"country": c}) for i, c in enumerate(countries)]
+    numbers = zip(calls, countries.values(), strict=True)
+    results = [ToolResultMessage(call_id=c.id, name=c.name, content=n) for c, n in numbers]
+    messages = [
+        SystemMessage(content=REACT),
+        UserMessage(content="What is the combined population, in thousands, of Poland, Portugal and Pakistan?"),
+        AssistantMessage(tool_calls=calls),
+        *results,
+    ]
+    params = RequestParams([calculator], "calculator", parallel=False)
+    plain = asyncio.run(steered["no chain"].request(messages, params)).message.tool_calls[0].args_as_dict()
+    chained = asyncio.run(steered["on"].request(messages, params)).message.tool_calls[0].args_as_dict()
+    assert plain["expression"] != "92228 + 34588 + 56483", plain
+    assert chained == {"expression": "92228 + 34588 + 56483"}, chained
+    # the everyday tasks' two steps: without the hint SmolLM2 copies the sentence it counted into the expression
+    (arith,) = [t.spec for t in EVERYDAY_TOOLS if t.name == "arith"]
+    sentence = "she sold the old blue bicycle to a neighbour last spring"
+    counted = ToolCall(id="w", name="word_tally", arguments={"text": sentence})
+    messages = [
+        UserMessage(content=f"Count the words in '{sentence}' and multiply that count by 6."),
+        AssistantMessage(tool_calls=[counted]),
+        ToolResultMessage(call_id="w", name="word_tally", content="11"),
+    ]
+    params = RequestParams([arith], "arith", parallel=False)
+    chained = asyncio.run(steered["on"].request(messages, params)).message.tool_calls[0].args_as_dict()
+    assert chained == {"expression": "11 * 6"}, chained
 
 
 @pytest.mark.slow

@@ -48,7 +48,7 @@ from toollab.harness.result import RunResult, RunStatus
 from toollab.harness.run_state import FINAL_PROMPT, EventSink, RunState
 from toollab.harness.toolsets import RankedToolset, Toolset, label
 from toollab.sandbox import Executor
-from toollab.tools import Elicited, NobodyToAsk, Tool, ToolError
+from toollab.tools import Elicited, NobodyToAsk, Tool, ToolError, ToolSpec
 from toollab.tools.call_context import Asker, put_to
 
 
@@ -164,7 +164,9 @@ class Agent:
         if not messages:
             raise ValueError("nothing to run: give a prompt or a history")
         log_file = EventLog(log) if log is not None else None
-        run = RunState(uuid.uuid4().hex, messages, self._sinks(log_file), self._control, self.policy.direct)
+        run = RunState(
+            uuid.uuid4().hex, messages, self._sinks(log_file), self._control, self.policy.direct, self._chain()
+        )
         try:
             if run.sinks:
                 run.emit(
@@ -194,7 +196,7 @@ class Agent:
         start, recorded = last_run(read_events(log), log)
         if start.workflow is not None:
             raise ValueError(f"{log} records the workflow {start.workflow!r}; resume it with that workflow")
-        replayed = replay(start, recorded, self._control, self.policy.direct)
+        replayed = replay(start, recorded, self._control, self.policy.direct, self._chain())
         if replayed.ended is not None:
             return replayed.ended
         drop_torn_tail(log)
@@ -217,6 +219,10 @@ class Agent:
         return asyncio.run(self.resume(log))
 
     # ---- the loop ----------------------------------------------------------------------------------------
+
+    def _chain(self) -> list[ToolSpec] | None:
+        """The tools a chain's step may take its expression tool from, when the policy chains."""
+        return [t for t in self.tool_specs if t.name != self._control] if self.policy.chain else None
 
     def _sinks(self, log_file: EventLog | None) -> list[EventSink]:
         return [s for s in (log_file, self.on_event) if s is not None]
@@ -285,6 +291,10 @@ class Agent:
                         "harness")  # fmt: skip
                 return None
         params = self.policy.params(offered, after_results, run.control, last_request(run.messages))
+        if run.next_tool is not None and offering:  # the chain's step: one call of the expression tool
+            listed = [t.spec for t in run.listed] if run.listed is not None else self.tool_specs
+            step_tools = [t for t in listed if t.name == run.next_tool]
+            params = RequestParams(step_tools, run.next_tool, parallel=False)
         run.shown = None if not (self.toolsets or self.prepare) else [t.name for t in params.tools]
         if run.sinks:
             event = ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -107,6 +108,20 @@ Message = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolResultM
 def last_request(messages: Sequence[Message]) -> str:
     """What the user asked last ("" when nothing)."""
     return next((m.content for m in reversed(messages) if isinstance(m, UserMessage)), "")
+
+
+_QUOTED = re.compile(r"""(?<!\w)'[^'\n]+'(?!\w)|"[^"\n]+"|“[^”\n]+”""")
+
+
+def without_quoted(request: str) -> str:
+    """The request with each quoted span replaced by `'…'`: quoted text is what a tool is to act on, not what is
+    asked ("How many words does '<a long sentence>' have?" reads, to MiniLM, like the sentence). Apostrophes
+    inside words (what's, Bob's) are not quotes."""
+    text = request.strip()
+    if len(text) > 2 and (text[0], text[-1]) in (('"', '"'), ("'", "'"), ("“", "”")):
+        text = text[1:-1]  # a request quoted whole (BFCL writes many so) is the request, not data
+    masked = _QUOTED.sub("'…'", text)
+    return masked if len(masked.split()) >= 3 else text  # what is left must still ask something
 
 
 def results_since_request(messages: Sequence[Message]) -> str:

@@ -3,6 +3,7 @@ driven by the events it wrote."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from toollab.harness.events import (
@@ -17,6 +18,7 @@ from toollab.harness.events import (
 from toollab.harness.messages import ToolResultMessage
 from toollab.harness.result import RunResult, RunStatus
 from toollab.harness.run_state import RunState
+from toollab.tools import ToolSpec
 
 
 @dataclass
@@ -45,10 +47,17 @@ def last_run(recorded: list[Event], source: object) -> tuple[RunStarted, list[Ev
     return start, recorded[starts[-1] + 1 :]
 
 
-def replay(start: RunStarted, recorded: list[Event], control: str | None, direct: bool = False) -> Replayed:
+def replay(
+    start: RunStarted,
+    recorded: list[Event],
+    control: str | None,
+    direct: bool = False,
+    chain: Sequence[ToolSpec] | None = None,
+) -> Replayed:
     """Rebuild the state of the run that `start` began from the events that followed it. `control` is the finish
-    action's name, `direct` the policy's (see `RunState`). The state has no sinks: nothing is emitted again."""
-    state = RunState(start.run_id, list(start.messages), [], control, direct)
+    action's name, `direct` and `chain` the policy's (see `RunState`). The state has no sinks: nothing is emitted
+    again."""
+    state = RunState(start.run_id, list(start.messages), [], control, direct, chain)
     out = Replayed(state)
     for event in recorded:
         if isinstance(event, ModelResponded):

@@ -75,8 +75,10 @@ class CallPolicy:
     calls. Besides the request's choices, a policy may say "answer": the turn answers now, with the finish action
     when the agent has one and in prose otherwise. `gate` decides "auto" turns for backends that can measure it;
     `select` chooses the tools a request shows. With `direct`, a round whose tool calls all succeed ends the run
-    with their results as the answer (LangChain's `return_direct`, for every tool). The final request, once a
-    limit is hit, offers no tools."""
+    with their results as the answer (LangChain's `return_direct`, for every tool); with `chain` too, a round
+    whose results leave arithmetic the request asks undone is followed by one call of the offered expression tool
+    (`harness.chain`), whose result is then the answer. The final request, once a limit is hit, offers no
+    tools."""
 
     first_turn: str = "auto"
     after_results: str = "auto"
@@ -84,6 +86,7 @@ class CallPolicy:
     gate: Gate | None = None
     select: ToolSelector | None = None  # which tools each request shows (all of them when None)
     direct: bool = False  # a round whose calls all succeed ends the run, their results the answer
+    chain: bool = False  # with direct: results that leave the request's arithmetic undone lead to one more call
 
     def __post_init__(self) -> None:
         check_choice(self.first_turn)
@@ -100,6 +103,7 @@ class CallPolicy:
             gate=self.gate,
             select=self.select,
             direct=self.direct,
+            chain=self.chain,
         )
 
     def params(

@@ -8,10 +8,11 @@ from typing import Any
 
 from toollab.harness import errors
 from toollab.harness.arguments import NestedTooDeeply, problem, too_deep
+from toollab.harness.chain import arithmetic_left
 from toollab.harness.events import Event, RoundEnded, run_ended
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from toollab.harness.result import Round, RoundKind, RunResult, RunStatus
-from toollab.tools import Tool
+from toollab.tools import Tool, ToolSpec
 
 EventSink = Callable[[Event], None]
 
@@ -33,13 +34,23 @@ class RunState:
     """
 
     def __init__(
-        self, run_id: str, messages: list[Message], sinks: list[EventSink], control: str | None, direct: bool = False
+        self,
+        run_id: str,
+        messages: list[Message],
+        sinks: list[EventSink],
+        control: str | None,
+        direct: bool = False,
+        chain: Sequence[ToolSpec] | None = None,
     ):
         self.run_id = run_id
         self.messages = messages
         self.sinks = sinks
         self.control = control
         self.direct = direct  # a round whose tool calls all succeed ends the run, their results the answer
+        # with `direct`: the tools (unless toolsets list them), when results that leave the request's arithmetic
+        # undone lead to one more call (`harness.chain`)
+        self.chain = chain
+        self.next_tool: str | None = None  # the tool the next request must call (the chain's step)
         self.rounds: list[Round] = []
         self.usage = Usage()
         self.steps = 0  # rounds that made tool calls
@@ -80,6 +91,7 @@ class RunState:
     def add_response(self, message: AssistantMessage, usage: Usage) -> None:
         """The model's turn joins the history; a turn with calls before the final request is a step."""
         self.messages.append(message)
+        self.next_tool = None  # this turn was the one it was due in
         self.seen_ids.update(c.id for c in message.tool_calls)
         self.usage += usage
         self.steps += bool(message.tool_calls) and self.final_reason is None
@@ -145,9 +157,17 @@ class RunState:
                 return RunStatus.COMPLETED, str(call.args_as_dict()["answer"])
         answers = [results.get(c.id) for c in message.tool_calls]
         if self.direct and all(r is not None and not r.is_error and r.name != self.control for r in answers):
+            if self.chain is not None and (tool := self._arithmetic_left()) is not None:
+                self.next_tool = tool  # the request asks arithmetic on these results: one more call does it
+                return None
             # the same result twice (a call the model repeated) is said once
             return RunStatus.COMPLETED, "\n".join(dict.fromkeys(r.content for r in answers if r is not None))
         return None
+
+    def _arithmetic_left(self) -> str | None:
+        assert self.chain is not None
+        tools = [t.spec for t in self.listed] if self.listed is not None else self.chain
+        return arithmetic_left(self.messages, tools)
 
     def end(
         self,

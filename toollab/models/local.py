@@ -32,7 +32,7 @@ from toollab.models import local_weights
 from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_gate import decide
-from toollab.models.local_mentions import mentioned_required
+from toollab.models.local_mentions import ExpressionHint, mentioned_required
 from toollab.models.local_parts import best_tool, joined, lists_several, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
@@ -91,6 +91,7 @@ class TurnContext:
     results: str = ""
     finish: str | None = None
     failed_turn: str | None = None
+    expression: ExpressionHint | None = None  # what the chain's expression should hold (`ExpressionHint`)
 
 
 def failed_turn(messages: Sequence[Message]) -> str | None:
@@ -146,6 +147,7 @@ class LocalModel:
         coverage: bool = False,
         listed: bool = False,
         decompose: bool = False,
+        operands: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -170,6 +172,7 @@ class LocalModel:
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
+        self.operands = operands  # the chain's expression holds every number of the results, the request's operators
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
         self._pool: CachePool | None = None
@@ -232,8 +235,9 @@ class LocalModel:
         text = self.prompt(messages, tools)
         try:
             params, gated = await decide(self, messages, params, text)
+            hint = ExpressionHint.of(messages, params) if self.operands else None
             context = TurnContext(
-                last_request(messages), results_since_request(messages), params.finish, failed_turn(messages)
+                last_request(messages), results_since_request(messages), params.finish, failed_turn(messages), hint
             )
             # a part's best tool is found by MiniLM: on the torch thread, as the gate's relevance is (`decide`)
             turns = await local_weights.on_torch_thread_async(self._turns, messages, params, tools, text, context)

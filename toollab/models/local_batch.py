@@ -25,11 +25,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 from toollab.models import local_weights
 from toollab.models.local_mentions import listed_next, salient_values, uncovered
 from toollab.models.local_steering import (
+    OPERATOR_BIAS,
     PENALTY,
     Grounding,
+    digit_texts,
     digit_tokens,
     extra_call_cut,
     loop_token,
+    non_arithmetic_tokens,
+    operator_tokens,
+    quote_tokens,
     repeat_token,
     runaway_number,
     same_again,
@@ -202,6 +207,7 @@ class DecodeRow:
             self.values = salient_values(context.request) if model.coverage else []
             self.listed = context.request if model.listed else None
         self.finish = context.finish
+        self.expression = context.expression if matcher is not None else None
         self.generated: list[int] = []
         self.text = ""
         self.stop_reason = "length"
@@ -228,6 +234,19 @@ class DecodeRow:
         can_end = (self.values or self.listed) and self.matcher is not None and self.matcher.can_end()
         if can_end and uncovered(self.text, model.format, self.finish, self.values, self.listed):
             logits[list(self.eos_ids)] -= PENALTY
+        if self.expression is not None and (left := self.expression.left(self.text)) is not None:
+            logits[list(non_arithmetic_tokens(self.tokenizer))] -= PENALTY  # numbers and operators only
+            if left:  # the expression may not close yet, nor take a number from elsewhere
+                logits[list(quote_tokens(self.tokenizer))] -= PENALTY
+                digits = digit_texts(self.tokenizer).items()
+                logits[[i for i, t in digits if not self.expression.fits(self.text, t)]] -= PENALTY
+            else:  # it holds every number it should: it closes
+                logits[list(quote_tokens(self.tokenizer))] += PENALTY
+            for op, tokens in operator_tokens(self.tokenizer).items() if self.expression.operators else ():
+                if op in self.expression.operators:  # the request's operations, grounded like its values
+                    logits[list(tokens)] += OPERATOR_BIAS
+                else:  # and no other
+                    logits[list(tokens)] -= PENALTY
         if self.matcher is not None:
             self.matcher.mask(logits)
         token = model._pick(logits, *(self.sampling or ()))

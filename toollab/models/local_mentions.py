@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from toollab.formats.base import Format
-from toollab.harness.messages import ToolCall
+from toollab.harness.chain import EXPRESSION, calls_since_request, expression_tool, operators, unheld_numbers
+from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
+from toollab.harness.request import RequestParams
 from toollab.models.local_steering import call_values
 from toollab.tools import ToolSpec
 
@@ -192,3 +195,57 @@ def uncovered(
     if not calls or len(calls) >= MAX_COVERED_CALLS or any(c.name == finish for c in calls):
         return False
     return bool(unused_values(values, calls)) or (request is not None and bool(unlisted(calls, request)))
+
+
+MAX_OPERANDS = 4  # more numbers in the results than this and the expression is left to the model
+_RESULT_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]*\d)")
+_DIGITS_SO_FAR = re.compile(r"-?\d[\d.]*$")
+_OPEN_EXPRESSION = re.compile(rf'"{EXPRESSION}"\s*:\s*"((?:[^"\\]|\\.)*)$')
+
+
+@dataclass(frozen=True)
+class ExpressionHint:
+    """What the expression of the chain's step (`toollab.harness.chain`) should hold: every number of the results
+    (asked to add three populations SmolLM2 writes two of them, or one) and the request's numbers no call took
+    ("... by 6"), no other number (it wrote the "3400" of the calculator's description example, and went on past
+    the last population: "+ 53544"), the operators the request names ("combined": +; it wrote "a + b - c"), and no
+    character but digits, operators, brackets and spaces (it copied the sentence whose words it had counted)."""
+
+    operands: tuple[str, ...]
+    operators: str
+    numbers: tuple[str, ...] = ()  # the operands and the request's numbers that no call took
+
+    @classmethod
+    def of(cls, messages: Sequence[Message], params: RequestParams) -> ExpressionHint | None:
+        """The hint for a turn that must call an expression tool by name after results; None for any other turn,
+        or past MAX_OPERANDS numbers. The request's numbers that a call took already are not offered again ("Add
+        17 and 25, then multiply the total by 3": 42 and 3)."""
+        named = params.named_tool
+        results = results_since_request(messages)
+        if named is None or not results or expression_tool([t for t in params.tools if t.name == named]) is None:
+            return None
+        operands = tuple(dict.fromkeys(_RESULT_NUMBER.findall(results)))
+        if len(operands) > MAX_OPERANDS:
+            return None
+        request = last_request(messages)
+        numbers = tuple(dict.fromkeys((*operands, *unheld_numbers(request, calls_since_request(messages)))))
+        return cls(operands, operators(request), numbers)
+
+    def left(self, text: str) -> tuple[str, ...] | None:
+        """None when `text` (a turn being decoded) is not inside the expression; else the numbers it has still to
+        take (none: it is complete, or has gone astray with more numbers than it should hold, and closes)."""
+        written = _OPEN_EXPRESSION.search(text)
+        if written is None:
+            return None
+        held = _RESULT_NUMBER.findall(written.group(1))
+        return () if len(held) >= len(self.numbers) + 1 else tuple(n for n in self.numbers if n not in held)
+
+    def fits(self, text: str, digits: str) -> bool:
+        """Whether `digits`, written next inside the expression of `text` (after a space: a new number), still
+        spell the start of a number it has still to take."""
+        written = _OPEN_EXPRESSION.search(text)
+        value = written.group(1) if written is not None else ""
+        run = _DIGITS_SO_FAR.search(value)
+        start = "" if run is None or digits[:1].isspace() else run.group()
+        held = set(_RESULT_NUMBER.findall(value[: len(value) - len(start)]))
+        return any(n.startswith(start + digits.strip()) for n in self.numbers if n not in held)

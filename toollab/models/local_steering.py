@@ -49,10 +49,42 @@ def runaway_number(text: str) -> bool:
 
 
 @functools.cache
-def digit_tokens(tokenizer: Any) -> tuple[int, ...]:
-    """The tokens made of digits alone (with or without a leading space), found once per tokenizer."""
+def digit_texts(tokenizer: Any) -> dict[int, str]:
+    """The tokens made of digits alone (with or without a leading space), with their text, found once per
+    tokenizer."""
     texts = (tokenizer.decode([i]) for i in range(len(tokenizer)))
-    return tuple(i for i, t in enumerate(texts) if t.strip().isdigit())
+    return {i: t for i, t in enumerate(texts) if t.strip().isdigit()}
+
+
+def digit_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens made of digits alone (with or without a leading space)."""
+    return tuple(digit_texts(tokenizer))
+
+
+@functools.cache
+def quote_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens holding a double quote (the ones that can close a JSON string), found once per tokenizer."""
+    texts = (tokenizer.decode([i]) for i in range(len(tokenizer)))
+    return tuple(i for i, t in enumerate(texts) if '"' in t)
+
+
+@functools.cache
+def non_arithmetic_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens holding a character no arithmetic on numbers needs (a letter, say), a double quote excepted,
+    found once per tokenizer."""
+    texts = (tokenizer.decode([i]) for i in range(len(tokenizer)))
+    return tuple(i for i, t in enumerate(texts) if '"' not in t and set(t) - ARITHMETIC_CHARACTERS)
+
+
+ARITHMETIC_CHARACTERS = frozenset("0123456789+-*/(). ")
+OPERATOR_BIAS = 3.0  # added to the logits of the operators a request names, as strong as the grounding of values
+
+
+@functools.cache
+def operator_tokens(tokenizer: Any) -> dict[str, tuple[int, ...]]:
+    """The tokens that are one arithmetic operator (with or without spaces), by operator, found once."""
+    texts = [tokenizer.decode([i]).strip() for i in range(len(tokenizer))]
+    return {op: tuple(i for i, t in enumerate(texts) if t == op) for op in "+-*/"}
 
 
 def same_again(generated: Sequence[int], before: Sequence[int]) -> int | None:

@@ -11,7 +11,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from toollab.harness.messages import without_quoted
 from toollab.tools import ToolSpec
+
+__all__ = ["SIGNALS", "TopTools", "relevance", "tool_scores", "tool_text", "without_quoted"]
 
 SIGNALS = ("bm25", "dense")
 _SPLIT = re.compile(r"[_.\-]+|(?<=[a-z])(?=[A-Z])")
@@ -41,20 +44,6 @@ def tool_scores(query: str, tools: Sequence[ToolSpec], signal: str) -> list[floa
 
         return bm25_scores(query, texts)
     raise ValueError(f"unknown relevance signal {signal!r}; known: {', '.join(SIGNALS)}")
-
-
-_QUOTED = re.compile(r"""(?<!\w)'[^'\n]+'(?!\w)|"[^"\n]+"|“[^”\n]+”""")
-
-
-def without_quoted(request: str) -> str:
-    """The request with each quoted span replaced by `'…'`: quoted text is what a tool is to act on, not what is
-    asked ("How many words does '<a long sentence>' have?" reads, to MiniLM, like the sentence). Apostrophes
-    inside words (what's, Bob's) are not quotes."""
-    text = request.strip()
-    if len(text) > 2 and (text[0], text[-1]) in (('"', '"'), ("'", "'"), ("“", "”")):
-        text = text[1:-1]  # a request quoted whole (BFCL writes many so) is the request, not data
-    masked = _QUOTED.sub("'…'", text)
-    return masked if len(masked.split()) >= 3 else text  # what is left must still ask something
 
 
 def relevance(query: str, tools: Sequence[ToolSpec], signal: str) -> float:

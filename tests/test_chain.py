@@ -1,0 +1,180 @@
+"""The chain's step (`chain` switch): results that leave the request's arithmetic undone lead to one call of the
+offered expression tool, whose result is then the answer."""
+
+from __future__ import annotations
+
+import json
+
+from toollab import Agent, tool
+from toollab.harness.chain import arithmetic_left, expression_tool, operators
+from toollab.harness.messages import AssistantMessage, ToolResultMessage, UserMessage
+from toollab.harness.request import CallPolicy, RequestParams
+from toollab.harness.result import RunStatus
+from toollab.models.local_mentions import ExpressionHint
+from toollab.models.scripted import FunctionModel, call
+from toollab.models.switches import Switches
+from toollab.tools import ToolSpec
+
+POPULATIONS = {"Laos": 27915, "Nigeria": 12665, "Peru": 41394}
+
+
+@tool(idempotent=True)
+def population(country: str) -> int:
+    """The population of a country in thousands."""
+    return POPULATIONS[country]
+
+
+@tool(idempotent=True)
+def calculator(expression: str) -> str:
+    """Evaluate an arithmetic expression."""
+    from toollab.tools import calculator as evaluate
+
+    return str(evaluate(expression=expression))
+
+
+@tool
+def word_tally(text: str) -> int:
+    """Count the words of a text."""
+    return len(text.split())
+
+
+SPECS = [population.spec, calculator.spec, word_tally.spec]
+CHAIN = CallPolicy(direct=True, chain=True)
+
+
+def conversation(request: str, *calls_and_results: tuple[dict, str]) -> list:
+    messages: list = [UserMessage(content=request)]
+    calls = [call(name, args, f"c{i}") for i, ((name, args), _) in enumerate(calls_and_results)]
+    messages.append(AssistantMessage(tool_calls=calls))
+    for c, (_, result) in zip(calls, calls_and_results, strict=True):
+        messages.append(ToolResultMessage(call_id=c.id, name=c.name, content=result))
+    return messages
+
+
+def test_an_expression_tool_is_one_whose_only_required_parameter_is_the_string_expression():
+    assert expression_tool(SPECS) == "calculator"
+    assert expression_tool([population.spec, word_tally.spec]) is None
+    two = ToolSpec("calc", "x", {"type": "object", "properties": {"expression": {"type": "string"}, "base": {}},
+                                 "required": ["expression", "base"]})  # fmt: skip
+    assert expression_tool([two]) is None
+
+
+def test_operators_are_read_from_the_words_of_the_request_not_its_quoted_data():
+    assert operators("How many more people live in Laos than in Nigeria?") == "-"
+    assert operators("What is the combined population of A, B and C?") == "+"
+    assert operators("Count the words in 'add more plus' and multiply that count by 6.") == "*"
+    assert operators("What is the capital of Peru?") == ""
+
+
+def test_arithmetic_is_left_when_the_request_asks_it_and_no_call_did_it():
+    differ = "How many more people live in Laos than in Nigeria?"
+    two = conversation(differ, (("population", {"country": "Laos"}), "27915"),
+                       (("population", {"country": "Nigeria"}), "12665"))  # fmt: skip
+    assert arithmetic_left(two, SPECS) == "calculator"
+    assert arithmetic_left(two, [population.spec]) is None  # no calculator offered
+    fact = conversation("What is the population of Peru?", (("population", {"country": "Peru"}), "41394"))
+    assert arithmetic_left(fact, SPECS) is None  # nothing asked beyond the lookup
+    # a number of the request that no call took asks for a step ("... by 6"); one a call took does not
+    times = "Count the words in 'rain is expected tonight' and then 6 of them."
+    counted = conversation(times, (("word_tally", {"text": "rain is expected tonight"}), "4"))
+    assert arithmetic_left(counted, SPECS) == "calculator"
+    took = conversation("How many words are in 'a b c 6'?", (("word_tally", {"text": "a b c 6"}), "4"))
+    assert arithmetic_left(took, SPECS) is None
+    # the calculator already ran for this request: no second step
+    done = [*two, AssistantMessage(tool_calls=[call("calculator", {"expression": "27915 - 12665"}, "c9")]),
+            ToolResultMessage(call_id="c9", name="calculator", content="15250")]  # fmt: skip
+    assert arithmetic_left(done, SPECS) is None
+    # results without a number leave nothing to compute
+    words = conversation("Is Laos more humid than Nigeria?", (("population", {"country": "Laos"}), "humid"))
+    assert arithmetic_left(words, SPECS) is None
+
+
+def _two_lookups_then_the_calculator(seen: list[RequestParams]):
+    model = None
+
+    def turn(messages, tools):
+        assert model is not None and model.last_params is not None
+        seen.append(model.last_params)
+        if len(seen) == 1:
+            return [call("population", {"country": "Laos"}), call("population", {"country": "Nigeria"})]
+        return call("calculator", {"expression": "27915 - 12665"})
+
+    model = FunctionModel(turn)
+    return model
+
+
+def test_the_chain_step_calls_the_calculator_alone_and_its_result_is_the_answer():
+    seen: list[RequestParams] = []
+    model = _two_lookups_then_the_calculator(seen)
+    result = Agent(model, [population, calculator], policy=CHAIN).run_sync(
+        "How many more people live in Laos than in Nigeria?"
+    )
+    assert result.status == RunStatus.COMPLETED and result.answer == "15250"
+    assert [p.tool_choice for p in seen] == ["auto", "calculator"]
+    assert [t.name for t in seen[1].tools] == ["calculator"] and seen[1].parallel is False
+    # without the chain the run ends with the lookups' numbers
+    plain = Agent(_two_lookups_then_the_calculator([]), [population, calculator], policy=CallPolicy(direct=True))
+    assert plain.run_sync("How many more people live in Laos than in Nigeria?").answer == "27915\n12665"
+
+
+def test_a_run_killed_before_the_chain_step_resumes_with_it(tmp_path):
+    log = tmp_path / "run.jsonl"
+    seen: list[RequestParams] = []
+    Agent(_two_lookups_then_the_calculator(seen), [population, calculator], policy=CHAIN).run_sync(
+        "How many more people live in Laos than in Nigeria?", log=log
+    )
+    lines = log.read_text().splitlines()
+    first_round = next(i for i, line in enumerate(lines) if json.loads(line)["event"] == "round_end")
+    log.write_text("\n".join(lines[: first_round + 1]) + "\n")  # killed right after the lookups' round
+
+    def step(messages, tools):
+        return call("calculator", {"expression": "27915 - 12665"})
+
+    resumed = FunctionModel(step)
+    result = Agent(resumed, [population, calculator], policy=CHAIN).resume_sync(log)
+    assert resumed.last_params is not None and resumed.last_params.tool_choice == "calculator"
+    assert result.status == RunStatus.COMPLETED and result.answer == "15250"
+
+
+def test_the_switch_sets_the_policy_and_the_local_models_expression_hint():
+    on = Switches.parse("chain=on")
+    assert on.policy().chain and on.local_options()["operands"]
+    off = Switches.parse("chain=off")
+    assert not off.policy().chain and not off.local_options()["operands"]
+
+
+def test_the_expression_hint_holds_the_results_numbers_until_the_expression_has_them():
+    named = RequestParams([calculator.spec], "calculator", parallel=False)
+    combined = conversation("What is the combined population of A, B and C?",
+                            (("population", {"country": "A"}), "92228"), (("population", {"country": "B"}), "34588"),
+                            (("population", {"country": "C"}), "56483"))  # fmt: skip
+    hint = ExpressionHint.of(combined, named)
+    assert hint is not None and hint.operands == ("92228", "34588", "56483") and hint.operators == "+"
+    assert ExpressionHint.of(combined, RequestParams([calculator.spec], "auto")) is None  # not the chain's step
+    five = conversation("Sum them.", *((("population", {"country": c}), str(n)) for n, c in enumerate("ABCDE")))
+    assert ExpressionHint.of(five, named) is None  # too many numbers to ask for all
+    opened = '<tool_call>\n{"name": "calculator", "arguments": {"expression": "'
+    assert hint.left("<tool_call>\n{") is None  # not inside the expression yet
+    assert hint.left(opened + "92228 + 34588") == ("56483",)
+    assert hint.left(opened + "92228 + 34588 + 56483") == ()  # complete: it closes
+    assert hint.left(opened + "92228 + 3400 + 285 + 285") == ()  # astray, with more numbers than it should hold
+
+
+def test_while_a_result_is_missing_the_expression_takes_no_number_from_elsewhere():
+    named = RequestParams([calculator.spec], "calculator", parallel=False)
+    lookups = (("population", {"country": "17 and 25"}), "42"), (("population", {"country": "x"}), "7")
+    added = conversation("Add 17 and 25, then multiply the total by 3.", *lookups)
+    hint = ExpressionHint.of(added, named)
+    assert hint is not None and hint.numbers == ("42", "7", "3")  # 17 and 25 went into a call already
+    opened = '{"name": "calculator", "arguments": {"expression": "'
+    assert hint.fits(opened, "4") and hint.fits(opened, "3") and not hint.fits(opened, "1")
+    assert hint.fits(opened + "4", "2") and not hint.fits(opened + "4", "1")
+    assert hint.fits(opened + "42 *", " 7") and not hint.fits(opened + "42 *", " 4")  # held already
+
+
+def test_a_date_or_a_time_in_the_request_is_not_a_number_to_compute_with():
+    # the model wrote another end date than the request's: a wrong call, not arithmetic left to do
+    dates = conversation("How many days are there from 2027-06-10 to 2027-06-24?",
+                         (("word_tally", {"text": "2027-06-10 2027-07-06"}), "26"))  # fmt: skip
+    assert arithmetic_left(dates, SPECS) is None
+    assert arithmetic_left(conversation("What is at 18:45 and 7?", (("word_tally", {"text": "x"}), "1")), SPECS)

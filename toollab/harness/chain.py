@@ -1,0 +1,86 @@
+"""Whether the results a run has read leave the request's arithmetic undone, and which tool does it.
+
+With direct results (`CallPolicy.direct`) a run ends as soon as a round's calls all succeed, their results the
+answer. A request that asks for arithmetic over what its tools return ("How many more people live in Laos than in
+Nigeria?", "Count the words in '...' and multiply that count by 6") would end with the raw numbers: SmolLM2-135M
+makes the lookups right and then, offered the choice, does not open the calculator. `arithmetic_left` says when
+one more call, of the offered expression tool, is due: that tool is offered and no call of this request used it,
+the results hold a number, and the request asks arithmetic, by a word that names an operation or by a number of
+its own that no call took ("... then add 30 to the result").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from toollab.harness.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    UserMessage,
+    last_request,
+    results_since_request,
+    without_quoted,
+)
+from toollab.tools import ToolSpec
+
+# Words that ask for an operation on numbers, and its operator (a quoted span's words are data, not asked).
+OPERATIONS = {
+    **dict.fromkeys(("add", "plus", "sum", "total", "combined", "together", "altogether"), "+"),
+    **dict.fromkeys(("minus", "subtract", "difference", "more", "less", "fewer"), "-"),
+    **dict.fromkeys(("times", "multiply", "multiplied", "product", "twice", "double", "triple"), "*"),
+    **dict.fromkeys(("divide", "divided", "half", "average"), "/"),
+}
+EXPRESSION = "expression"  # the one required parameter of an expression tool (a calculator)
+_WORD = re.compile(r"[a-z]+")
+_NUMBER = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w.:/-]*\d)")  # not a part of a date or a time
+
+
+def expression_tool(tools: Sequence[ToolSpec]) -> str | None:
+    """The first offered tool that evaluates an expression: its only required parameter is the string
+    `expression`."""
+    for tool in tools:
+        schema = tool.parameters
+        wanted = (schema.get("properties") or {}).get(EXPRESSION)
+        only = list(schema.get("required") or []) == [EXPRESSION]
+        if only and isinstance(wanted, dict) and wanted.get("type") == "string":
+            return tool.name
+    return None
+
+
+def operators(request: str) -> str:
+    """The operators of the operations `request` names, in the order it names them, each once ("" for none)."""
+    words = _WORD.findall(without_quoted(request).lower())
+    return "".join(dict.fromkeys(OPERATIONS[w] for w in words if w in OPERATIONS))
+
+
+def calls_since_request(messages: Sequence[Message]) -> list[ToolCall]:
+    """The calls made since the user's last request."""
+    start = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
+    return [c for m in messages[start + 1 :] if isinstance(m, AssistantMessage) for c in m.tool_calls]
+
+
+def held(calls: Sequence[ToolCall]) -> str:
+    """What `calls` hold, as text (their arguments' JSON), to find a request's numbers in."""
+    return " ".join(json.dumps(c.args_or_raw(), ensure_ascii=False) for c in calls)
+
+
+def unheld_numbers(request: str, calls: Sequence[ToolCall]) -> list[str]:
+    """The numbers of `request` (its quoted spans, dates and times left out) that none of `calls` holds."""
+    text = held(calls)
+    return [n for n in _NUMBER.findall(without_quoted(request)) if n not in text]
+
+
+def arithmetic_left(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> str | None:
+    """The expression tool to call next, when the results read since the user's last request leave arithmetic it
+    asks undone (see the module's docstring); None otherwise."""
+    tool = expression_tool(tools)
+    request = last_request(messages)
+    calls = calls_since_request(messages)
+    if tool is None or not request or not calls or any(c.name == tool for c in calls):
+        return None
+    if not _NUMBER.search(results_since_request(messages)):
+        return None
+    return tool if operators(request) or unheld_numbers(request, calls) else None
