@@ -57,6 +57,33 @@ def test_a_turn_is_cut_before_a_call_that_repeats_or_adds_nothing_asked():
     assert not adds_to(climb, [climb, grade], "How hard is Summit Path, and how much does it climb?")
 
 
+def test_a_call_is_judged_as_soon_as_its_json_closes():
+    # four calls can fill the budget: the last, a repeat, was cut inside `</tool_call>` and counted as truncated
+    from toollab.models.local_steering import closed_call
+
+    lima = ToolCall(name="weather_now", arguments={"city": "Lima"})
+    full = written(lima, lima)
+    for cut in (full, full[: -len("\n</tool_call>")], full[: -len("_call>")]):
+        assert extra_call_cut(closed_call(cut, HERMES) or "", HERMES, dedupe=True, request=None) == written(lima)
+    inside = full[: -len("}\n</tool_call>")]  # the arguments' object closed, the call's not yet: not judged
+    assert extra_call_cut(closed_call(inside, HERMES) or "", HERMES, dedupe=True, request=None) is None
+    assert closed_call('{"name": "f", "arguments": {"a": 1', HERMES) is None
+
+
+def test_a_list_that_takes_an_item_again_or_one_from_nowhere_ends():
+    from toollab.models.local_steering import runaway_item
+
+    source = "Find Friends on Netflix, and The Office and Stranger Things on Hulu; eggs, milk and tofu for dinner"
+    assert runaway_item('{"show_list": ["Friends", "Stranger Things", "Stranger Things"', source)
+    assert runaway_item('{"show_list": ["Friends", "Stranger Things", "Friends', source)  # `",` is one token
+    assert not runaway_item('{"show_list": ["Friends", "Stranger Things", "The Office"', source)
+    assert runaway_item('{"ingredients": ["eggs", "milk", "household"', source)  # past the second item, from nowhere
+    assert not runaway_item('{"ingredients": ["eggs", "household"', source)  # the first two are the model's own
+    assert not runaway_item('{"ingredients": ["eggs", "milk", "dinner.com"', source)  # a word of the source
+    assert not runaway_item('{"grades": [7, 8, 7', source)  # numbers: data may repeat
+    assert not runaway_item('{"a": ["eggs", "milk", "eggs"], "b": "eggs"', source)  # that list is closed
+
+
 def test_tool_selection_keeps_the_finish_action_and_the_order():
     def first_two(request, tools):
         return tools[:2]

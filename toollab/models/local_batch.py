@@ -28,6 +28,7 @@ from toollab.models.local_steering import (
     OPERATOR_BIAS,
     PENALTY,
     Grounding,
+    closed_call,
     digit_texts,
     digit_tokens,
     extra_call_cut,
@@ -268,8 +269,9 @@ class DecodeRow:
             return True
         if self.steer is not None:
             self.steer.update(self.text)
-        if (model.dedupe_calls or model.grounded_calls) and self.matcher is not None and self.matcher.can_end():
-            before = extra_call_cut(self.text, model.format, model.dedupe_calls, self.source)
+        if (model.dedupe_calls or model.grounded_calls) and self.matcher is not None:
+            closed = closed_call(self.text, model.format)  # judged once its JSON closes: the budget may end first
+            before = extra_call_cut(closed, model.format, model.dedupe_calls, self.source) if closed else None
             if before is not None:
                 self.text, self.stop_reason = before, "extra_call"
                 return True

@@ -133,6 +133,21 @@ def adds_to(call: ToolCall, earlier: Sequence[ToolCall], request: str) -> bool:
     return any((v := raw.strip().lower()) and v in said and v not in used for raw in call_values(call.args_or_raw()))
 
 
+def closed_call(text: str, format: Format) -> str | None:
+    """`text` with its last call's envelope finished, when that call's JSON has just closed (the text ends in a
+    beginning of the envelope's end: `}` of hermes' `}\n</tool_call>`), or already is; None otherwise. A call is
+    judged (`extra_call_cut`) there: four calls can fill the budget, and the last cut off inside its envelope's
+    end is a truncated call though it was complete (BFCL's parallel_multiple_66 repeated an earlier call so)."""
+    envelope = format.envelope
+    if envelope is None:
+        return None
+    end = envelope.end
+    for k in range(len(end), 0, -1):
+        if text.endswith(end[:k]):
+            return text + end[k:]
+    return None
+
+
 def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None) -> str | None:
     """When the call that `text` has just completed should not be in the turn, the text before it (the turn ends
     there); None otherwise. A call is cut when it repeats an earlier call of the turn (`dedupe`), or when it
@@ -156,6 +171,11 @@ def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None)
 _WORDS = re.compile(r"[\w.%:-]+")
 _SEPARATORS = {"", ",", ".", ";", ":", "?", "!", ")", "]", "}", "'", '"', "),", ").", ");", "?'", "'?"}
 _VALUE = re.compile(r""":\s?("?)$""")  # inside a JSON call, where a value starts (or right after its quote)
+_ITEM_OPENED = re.compile(r"""[\[{,]\s?"$""")  # right after the quote of an array's item or an object's key
+_OPEN_ARRAY = re.compile(r"""\[([^\[\]]*)$""")  # the array being written (none nested in it), what it holds so far
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ITEM_WORD = re.compile(r"[^\W_]{3,}|\d+")
+_ITEM_NEXT = re.compile(r"""[\[{,]\s?$""")  # where an array's next item or an object's next key may open
 _KEY = re.compile(r""""([^"]+)":\s?(?:"[^"]*|[-\d.]*)$""")  # the parameter whose value is being written
 _INSIDE = re.compile(r""":\s?"([^"\\]*)$""")  # inside a string value (and what it holds so far)
 _SEPARATED = re.compile(r"""[\s,;:]$""")  # ... that ends in a space or a separator
@@ -187,23 +207,53 @@ def _vocabulary(tokenizer: Any) -> dict[str, int]:
 
 
 @functools.cache
-def _bad_edges(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+def _bad_edges(
+    tokenizer: Any,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Tokens that would open a string value with nothing in it, with a space or with punctuation (a value starts with a
     word, a number, a sign or an opening bracket): where the value starts, every token that holds more than the
     quote but `"(` (`""`, ` ",`, `">`, and `"+`, `"/`: the quote comes alone and what follows is chosen after it, else a
     model that wanted a bare value picks the likeliest of these and writes `"+2027-10-27}}` on past the value's end)
-    and right after its opening quote (`"`, `,`, `>`...); and the tokens that close a string (`"`...), refused after
+    and right after its opening quote (`"`, `,`, `>`...); the tokens that hold a quote and punctuation after it
+    (`"}}}`, `", `), refused where an array's item or an object's key may open (SmolLM2 ran on inside a key opened
+    so: `{"2 of hearts": 3, "}}}  # 5 seconds...`); and the tokens that close a string (`"`...), refused after
     a value that ends in a space or a separator (`"2027-04-11, "`); and the tokens holding `<` or `>` (markup:
     SmolLM2 opens dates with `/>`). Found once per tokenizer, over its whole vocabulary."""
     texts = [tokenizer.decode([i]) for i in range(len(tokenizer))]
     before = re.compile(r"""^\s?"(?!\($).""")  # `"(` stays: an expression opens with its bracket
     after = re.compile(rf"""^[^{_VALUE_STARTS}]""")
+    quoted_punctuation = re.compile(rf"""^\s?"[^{_VALUE_STARTS}]""")
     return (
         tuple(i for i, t in enumerate(texts) if before.match(t)),
         tuple(i for i, t in enumerate(texts) if after.match(t)),
+        tuple(i for i, t in enumerate(texts) if quoted_punctuation.match(t)),
         tuple(i for i, t in enumerate(texts) if t.startswith('"')),
         tuple(i for i, t in enumerate(texts) if "<" in t or ">" in t),
     )
+
+
+def runaway_item(text: str, source: str) -> bool:
+    """Whether `text` has just closed, or is writing, a string item of an array that the array holds already, or,
+    past its second item, one that shares no word with `source` (the request and the results): SmolLM2 ran on with
+    `"Stranger Things", "Stranger Things", ..., "defaultValue23"` and `"dinner", "dinner.com", "household",
+    "household.serve", ...` to the end of the budget. A number may come twice (data: grades), a string item not."""
+    array = _OPEN_ARRAY.search(text)
+    held = array.group(1).rstrip() if array is not None else ""
+    if len(re.findall(r'(?<!\\)"', held)) % 2:  # inside an item: judged as if it closed now (`",` is one token)
+        held += '"'
+    if not held.endswith('"'):
+        return False
+    items = _STRING.findall(held)
+    if len(items) < 2:
+        return False
+    words = _ITEM_WORD.findall(items[-1].lower())
+    return items[-1] in items[:-1] or (len(items) > 2 and not any(w in source.lower() for w in words))
+
+
+@functools.cache
+def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens that open with a comma, or with a quote and a comma (spaces allowed), found once per tokenizer."""
+    return tuple(i for i in range(len(tokenizer)) if re.match(r'\s*"?\s*,', tokenizer.decode([i])))
 
 
 class Grounding:
@@ -248,8 +298,9 @@ class Grounding:
         self.texts = {"all": everything, "results": results}
         self.text = everything
         self.vocabulary = _vocabulary(tokenizer)
-        before, after, closing, markup = _bad_edges(tokenizer)
-        self.bad_openings = torch.tensor(before, dtype=torch.long), torch.tensor(after, dtype=torch.long)
+        before, after, quoted_punctuation, closing, markup = _bad_edges(tokenizer)
+        self.bad_openings = tuple(torch.tensor(t, dtype=torch.long) for t in (before, after, quoted_punctuation))
+        self.commas = torch.tensor(comma_tokens(tokenizer), dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
@@ -317,6 +368,12 @@ class Grounding:
                 logits[token] += self.strength * min(1 + letters, LETTERS_CAP)
         if opening is not None:
             logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
+        elif _ITEM_OPENED.search(text):  # an array's item or an object's key opens as a value does
+            logits[self.bad_openings[1]] -= PENALTY
+        elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
+            logits[self.bad_openings[2]] -= PENALTY
+        if runaway_item(text, self.text):  # a list that takes an item again, or one from nowhere, ends here
+            logits[self.commas] -= PENALTY
         if self.markup is not None and (opening is not None or inside):
             logits[self.markup] -= PENALTY
         if inside and _SEPARATED.search(text):

@@ -31,9 +31,12 @@ VOTES = 5  # candidates of a calling turn under `vote`: the greedy one and four 
 class Switches:
     """`gate`: a turn that answers the user calls only when the request fits an offered tool (otherwise it
     answers), instead of always calling. `select`: a request shows only the tools that fit it. `grounding`:
-    argument values copy the request and the results (with `listed`, a later call takes a list's next item).
-    `loop_guard`: no token loops inside a call, and no number runs past 20 digits. `extra_calls`: a turn ends
-    before a call that repeats one of its calls or asks nothing the request asked. `one_call`: one call a turn.
+    argument values copy the request and the results (with `listed`, a later call takes a list's next item); a
+    list's item or an object's key opens as a value does (not `"}}}`), and a list of strings ends where it takes
+    an item again or, past its second, one sharing no word with the request. `loop_guard`: no token loops inside a
+    call, and no number runs past 20 digits. `extra_calls`: a turn ends before a call that repeats one of its
+    calls or asks nothing the request asked (judged as soon as the call's JSON closes, so that the token budget
+    does not cut it off first). `one_call`: one call a turn.
     `finish_after_results`: a turn after tool results is a finish (an answer from the results) instead of prose or
     more calls. `direct_results`: a round whose calls all succeed ends the run with their results as the answer
     (no answer written by the model; LangChain's return_direct): on the dev set's everyday tasks SmolLM2's own
