@@ -73,7 +73,9 @@ def test_a_call_is_judged_as_soon_as_its_json_closes():
 def test_a_list_that_takes_an_item_again_or_one_from_nowhere_ends():
     from toollab.models.local_steering import runaway_item
 
-    source = "Find Friends on Netflix, and The Office and Stranger Things on Hulu; eggs, milk and tofu for dinner"
+    source = (
+        "Find Friends on Netflix, and The Office and Stranger Things on Hulu; eggs, milk and tofu for dinner".lower()
+    )
     assert runaway_item('{"show_list": ["Friends", "Stranger Things", "Stranger Things"', source)
     assert runaway_item('{"show_list": ["Friends", "Stranger Things", "Friends', source)  # `",` is one token
     assert not runaway_item('{"show_list": ["Friends", "Stranger Things", "The Office"', source)

@@ -294,7 +294,8 @@ class Agent:
         if run.next_tool is not None and offering:  # the chain's step: one call of the expression tool
             listed = [t.spec for t in run.listed] if run.listed is not None else self.tool_specs
             step_tools = [t for t in listed if t.name == run.next_tool]
-            params = RequestParams(step_tools, run.next_tool, parallel=False)
+            if step_tools:  # (a toolset that no longer lists it leaves the round as the policy sets it)
+                params = RequestParams(step_tools, run.next_tool, parallel=False)
         run.shown = None if not (self.toolsets or self.prepare) else [t.name for t in params.tools]
         if run.sinks:
             event = ModelRequested(round=len(run.rounds), messages=len(run.messages), tools=len(params.tools))

@@ -234,9 +234,10 @@ def _bad_edges(
 
 def runaway_item(text: str, source: str) -> bool:
     """Whether `text` has just closed, or is writing, a string item of an array that the array holds already, or,
-    past its second item, one that shares no word with `source` (the request and the results): SmolLM2 ran on with
-    `"Stranger Things", "Stranger Things", ..., "defaultValue23"` and `"dinner", "dinner.com", "household",
-    "household.serve", ...` to the end of the budget. A number may come twice (data: grades), a string item not."""
+    past its second item, one that shares no word with `source` (the request and the results, lowercased): SmolLM2
+    ran on with `"Stranger Things", "Stranger Things", ..., "defaultValue23"` and `"dinner", "dinner.com",
+    "household", "household.serve", ...` to the end of the budget. A number may come twice (data: grades), a string
+    item not."""
     array = _OPEN_ARRAY.search(text)
     held = array.group(1).rstrip() if array is not None else ""
     if len(re.findall(r'(?<!\\)"', held)) % 2:  # inside an item: judged as if it closed now (`",` is one token)
@@ -247,7 +248,7 @@ def runaway_item(text: str, source: str) -> bool:
     if len(items) < 2:
         return False
     words = _ITEM_WORD.findall(items[-1].lower())
-    return items[-1] in items[:-1] or (len(items) > 2 and not any(w in source.lower() for w in words))
+    return items[-1] in items[:-1] or (len(items) > 2 and not any(w in source for w in words))
 
 
 @functools.cache
@@ -297,6 +298,7 @@ class Grounding:
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
         self.texts = {"all": everything, "results": results}
         self.text = everything
+        self.lowered = everything.lower()  # for `runaway_item`, once rather than every token
         self.vocabulary = _vocabulary(tokenizer)
         before, after, quoted_punctuation, closing, markup = _bad_edges(tokenizer)
         self.bad_openings = tuple(torch.tensor(t, dtype=torch.long) for t in (before, after, quoted_punctuation))
@@ -372,7 +374,7 @@ class Grounding:
             logits[self.bad_openings[1]] -= PENALTY
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
             logits[self.bad_openings[2]] -= PENALTY
-        if runaway_item(text, self.text):  # a list that takes an item again, or one from nowhere, ends here
+        if runaway_item(text, self.lowered):  # a list that takes an item again, or one from nowhere, ends here
             logits[self.commas] -= PENALTY
         if self.markup is not None and (opening is not None or inside):
             logits[self.markup] -= PENALTY
@@ -397,6 +399,7 @@ class Grounding:
         name = opening.group(1)
         which = "results" if name == self.finish else "all"
         self.active, self.text = self.sources[which], self.texts[which]
+        self.lowered = self.text.lower()
         self.listed_parameters, self.spent, self.wanted = set(), None, None
         if self.listed is None or name == self.finish:
             return
