@@ -49,11 +49,16 @@ def runaway_number(text: str) -> bool:
 
 
 @functools.cache
+def token_texts(tokenizer: Any) -> tuple[str, ...]:
+    """Each token's text, by id: the whole vocabulary decoded once per tokenizer, for every scan below."""
+    return tuple(tokenizer.decode([i]) for i in range(len(tokenizer)))
+
+
+@functools.cache
 def digit_texts(tokenizer: Any) -> dict[int, str]:
     """The tokens made of digits alone (with or without a leading space), with their text, found once per
     tokenizer."""
-    texts = (tokenizer.decode([i]) for i in range(len(tokenizer)))
-    return {i: t for i, t in enumerate(texts) if t.strip().isdigit()}
+    return {i: t for i, t in enumerate(token_texts(tokenizer)) if t.strip().isdigit()}
 
 
 def digit_tokens(tokenizer: Any) -> tuple[int, ...]:
@@ -64,16 +69,14 @@ def digit_tokens(tokenizer: Any) -> tuple[int, ...]:
 @functools.cache
 def quote_tokens(tokenizer: Any) -> tuple[int, ...]:
     """The tokens holding a double quote (the ones that can close a JSON string), found once per tokenizer."""
-    texts = (tokenizer.decode([i]) for i in range(len(tokenizer)))
-    return tuple(i for i, t in enumerate(texts) if '"' in t)
+    return tuple(i for i, t in enumerate(token_texts(tokenizer)) if '"' in t)
 
 
 @functools.cache
 def non_arithmetic_tokens(tokenizer: Any) -> tuple[int, ...]:
     """The tokens holding a character no arithmetic on numbers needs (a letter, say), a double quote excepted,
     found once per tokenizer."""
-    texts = (tokenizer.decode([i]) for i in range(len(tokenizer)))
-    return tuple(i for i, t in enumerate(texts) if '"' not in t and set(t) - ARITHMETIC_CHARACTERS)
+    return tuple(i for i, t in enumerate(token_texts(tokenizer)) if '"' not in t and set(t) - ARITHMETIC_CHARACTERS)
 
 
 ARITHMETIC_CHARACTERS = frozenset("0123456789+-*/(). ")
@@ -83,7 +86,7 @@ OPERATOR_BIAS = 3.0  # added to the logits of the operators a request names, as 
 @functools.cache
 def operator_tokens(tokenizer: Any) -> dict[str, tuple[int, ...]]:
     """The tokens that are one arithmetic operator (with or without spaces), by operator, found once."""
-    texts = [tokenizer.decode([i]).strip() for i in range(len(tokenizer))]
+    texts = [t.strip() for t in token_texts(tokenizer)]
     return {op: tuple(i for i, t in enumerate(texts) if t == op) for op in "+-*/"}
 
 
@@ -201,8 +204,8 @@ _VALUE_STARTS = r"\w+\-$€£¥#@(\[{/~"  # what a string value may open with: a
 def _vocabulary(tokenizer: Any) -> dict[str, int]:
     """Each token's text and its id (the first id of a text that several spell)."""
     texts: dict[str, int] = {}
-    for i in range(len(tokenizer)):
-        texts.setdefault(tokenizer.decode([i]), i)
+    for i, text in enumerate(token_texts(tokenizer)):
+        texts.setdefault(text, i)
     return texts
 
 
@@ -219,7 +222,7 @@ def _bad_edges(
     so: `{"2 of hearts": 3, "}}}  # 5 seconds...`); and the tokens that close a string (`"`...), refused after
     a value that ends in a space or a separator (`"2027-04-11, "`); and the tokens holding `<` or `>` (markup:
     SmolLM2 opens dates with `/>`). Found once per tokenizer, over its whole vocabulary."""
-    texts = [tokenizer.decode([i]) for i in range(len(tokenizer))]
+    texts = token_texts(tokenizer)
     before = re.compile(r"""^\s?"(?!\($).""")  # `"(` stays: an expression opens with its bracket
     after = re.compile(rf"""^[^{_VALUE_STARTS}]""")
     quoted_punctuation = re.compile(rf"""^\s?"[^{_VALUE_STARTS}]""")
@@ -254,7 +257,7 @@ def runaway_item(text: str, source: str) -> bool:
 @functools.cache
 def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
     """The tokens that open with a comma, or with a quote and a comma (spaces allowed), found once per tokenizer."""
-    return tuple(i for i in range(len(tokenizer)) if re.match(r'\s*"?\s*,', tokenizer.decode([i])))
+    return tuple(i for i, t in enumerate(token_texts(tokenizer)) if re.match(r'\s*"?\s*,', t))
 
 
 class Grounding:
