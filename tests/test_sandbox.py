@@ -204,6 +204,25 @@ def test_the_fallback_says_it_is_weaker_and_still_limits():
     assert run("x = bytearray(10 * 1024**3)", isolation="fallback").limit == "memory"
 
 
+def test_the_wall_limit_holds_when_a_process_the_program_started_keeps_its_output_open():
+    """In the fallback a program can start a process outside its group that holds stdout open past the program's
+    end: the run still returns at the wall limit, with what was printed, instead of waiting for that process."""
+    escape = (
+        "import os, time\nready, told = os.pipe()\nchild = os.fork()\n"
+        "if child == 0:\n    os.setsid()\n    if os.fork():\n        os._exit(0)\n"  # a daemon: nothing is above it
+        "    print(os.getpid(), flush=True)\n    os.write(told, b'x')\n    time.sleep(120)\n    os._exit(0)\n"
+        "os.waitpid(child, 0)\nos.read(ready, 1)\nprint('done')"
+    )
+
+    async def go():
+        async with SandboxedPython(Limits(cpu_seconds=2, wall_seconds=2), isolation="fallback", warm=0) as sandbox:
+            return await asyncio.wait_for(sandbox.run(escape), 60)  # it hung for the sleep's 120 s before
+
+    result = asyncio.run(go())
+    os.kill(int(result.stdout.split()[0]), 9)
+    assert result.stdout.split()[1] == "done" and result.limit == "wall_time"
+
+
 @needs_bwrap
 def test_python_as_a_tool():
     async def go():

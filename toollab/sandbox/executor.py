@@ -28,6 +28,7 @@ Function = Callable[[dict[str, Any]], Awaitable[Any]]
 FALLBACK: Isolation = "rlimits-only (weaker: the host's file system and network stay reachable)"
 _SOURCE = Path(runner.__file__).read_text(encoding="utf-8")
 NOBODY = 65534  # the sandbox's user when the harness runs as root (root is exempt from the process limit)
+_GRACE = 1.0  # seconds a killed process's exit and its output's end are waited for past the wall limit
 
 
 class Executor(Protocol):
@@ -155,8 +156,8 @@ class SandboxedPython:
         }
         result = CodeResult(isolation=self.isolation or FALLBACK)
         overflow = asyncio.Event()
-        out = asyncio.create_task(_read_capped(process.stdout, limits.output_bytes, overflow))
-        err = asyncio.create_task(_read_capped(process.stderr, limits.output_bytes, overflow))
+        stdout, stderr = _Capture(limits.output_bytes, overflow), _Capture(limits.output_bytes, overflow)
+        readers = {asyncio.create_task(stdout.read(process.stdout)), asyncio.create_task(stderr.read(process.stderr))}
         talk = asyncio.create_task(self._serve(proc, functions))
         try:
             process.stdin.write((json.dumps(request) + "\n").encode())
@@ -176,19 +177,26 @@ class SandboxedPython:
         report: dict[str, Any] = talk.result() if talk in done and not talk.exception() else {}
         if talk in done and not report and result.limit is None:  # the channel closed: the runner is ending
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    asyncio.shield(waited), max(0.1, limits.wall_seconds - (time.monotonic() - begin))
-                )
+                await asyncio.wait_for(asyncio.shield(waited), max(0.1, _left(begin, limits)))
             if not waited.done():
                 result.limit = "wall_time"
         ended_by_itself = waited.done()
         _kill(process)  # the run is over: nothing it started lives on
-        await process.wait()
-        for task in (stop, talk):
+        with contextlib.suppress(TimeoutError):  # SIGKILL is not refused, but nothing here waits unbounded
+            await asyncio.wait_for(asyncio.shield(waited), _GRACE)
+        # The output ends when the last holder of the pipes is gone. Something the program started outside its
+        # process group (possible in the fallback) may hold them open: the wall limit holds for it too, and what
+        # was read by then is the output.
+        _, reading = await asyncio.wait(readers, timeout=max(_GRACE, _left(begin, limits)))
+        if reading:
+            result.limit = result.limit or "wall_time"
+            transport = getattr(process, "_transport", None)  # asyncio offers no public close of a process's pipes
+            if transport is not None:
+                transport.close()
+        for task in (stop, talk, waited, *reading):
             task.cancel()
-        (stdout, cut_out), (stderr, cut_err) = await out, await err
-        result.stdout, result.stderr = stdout, stderr
-        result.truncated = cut_out or cut_err
+        result.stdout, result.stderr = stdout.text(), stderr.text()
+        result.truncated = stdout.cut or stderr.cut
         result.seconds = time.monotonic() - begin
         result.tool_calls = int(report.get("calls", 0))
         if report:
@@ -279,34 +287,67 @@ class SandboxedPython:
 
     async def _discard(self, proc: _Process) -> None:
         _kill(proc.process)
-        with contextlib.suppress(ProcessLookupError):
-            await proc.process.wait()
+        with contextlib.suppress(ProcessLookupError, TimeoutError):
+            await asyncio.wait_for(proc.process.wait(), _GRACE)
         with contextlib.suppress(OSError):
             os.close(proc.answers)
         shutil.rmtree(proc.workdir, ignore_errors=True)
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:
-    """Kill the process's whole group. Not `process.kill()`: Popen polls first, reaping the child under asyncio's
-    watcher, which then reports a made-up exit status (255)."""
+    """Kill the process, its whole group and every process under it. Not `process.kill()`: Popen polls first,
+    reaping the child under asyncio's watcher, which then reports a made-up exit status (255). The processes under
+    it are found first: bwrap's own child starts a new session (outside the group), and one killed before it has
+    asked to die with its parent would live on, holding the run's pipes."""
     if process.returncode is None:
-        for kill in (os.killpg, os.kill):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                kill(process.pid, signal.SIGKILL)
+        for pid in [*_descendants(process.pid), process.pid]:
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    kill(pid, signal.SIGKILL)
 
 
-async def _read_capped(stream: asyncio.StreamReader, cap: int, overflow: asyncio.Event) -> tuple[str, bool]:
-    """Read a stream to its end, keeping the first `cap` bytes; set `overflow` when it runs past them. The rest
-    is read and dropped: an undrained pipe would keep the process's transport (and `wait()`) open."""
-    kept = bytearray()
-    cut = False
-    while chunk := await stream.read(65536):
-        room = cap - len(kept)
-        if len(chunk) > room:
-            kept += chunk[:room]
-            if not cut:
-                cut = True
-                overflow.set()
-            continue
-        kept += chunk
-    return kept.decode("utf-8", errors="replace"), cut
+def _descendants(pid: int) -> list[int]:
+    """The processes under `pid`, deepest first (Linux /proc; none found elsewhere)."""
+    found: list[int] = []
+    try:
+        children = [
+            int(child)
+            for task in os.listdir(f"/proc/{pid}/task")
+            for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        ]
+    except (OSError, ValueError):
+        return found
+    for child in children:
+        found += [*_descendants(child), child]
+    return found
+
+
+def _left(begin: float, limits: Limits) -> float:
+    """Seconds of the run's wall limit left."""
+    return limits.wall_seconds - (time.monotonic() - begin)
+
+
+class _Capture:
+    """One output stream of a run: the first `cap` bytes kept, `overflow` set when it runs past them. What was read
+    stays here when the reading is cancelled."""
+
+    def __init__(self, cap: int, overflow: asyncio.Event):
+        self.cap, self.overflow = cap, overflow
+        self.kept = bytearray()
+        self.cut = False
+
+    async def read(self, stream: asyncio.StreamReader) -> None:
+        """To the stream's end. The rest past the cap is read and dropped: an undrained pipe would keep the
+        process's transport (and `wait()`) open."""
+        while chunk := await stream.read(65536):
+            room = self.cap - len(self.kept)
+            if len(chunk) > room:
+                self.kept += chunk[:room]
+                if not self.cut:
+                    self.cut = True
+                    self.overflow.set()
+                continue
+            self.kept += chunk
+
+    def text(self) -> str:
+        return self.kept.decode("utf-8", errors="replace")
