@@ -92,7 +92,7 @@ def test_the_same_items_every_time_and_a_smaller_limit_is_a_prefix():
 def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
     items = load_synth(["synth_parallel"], "dev", 40)
     listed = [it for it in items[1::2] if "Also:" not in it.turns[0][0]["content"]]
-    assert len(listed) >= 15 and all("Also:" in it.turns[0][0]["content"] for it in items[::2])
+    assert len(listed) >= 15 and all("Also:" in it.turns[0][0]["content"] for it in items[::4])
     for item in listed:
         question = item.turns[0][0]["content"]
         calls = [next(iter(a.values())) for a in item.answer]
@@ -100,6 +100,26 @@ def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
         varied = [p for p in calls[0] if len({repr(c[p]) for c in calls}) == len(calls)]
         assert len(varied) == 1, item.id  # the calls differ in one parameter, each value once
         assert all(str(c[varied[0]][0]).lower() in question.lower() for c in calls if c[varied[0]][0] is not True)
+
+
+def test_a_quarter_of_the_parallel_items_state_their_cases_one_by_one():
+    items = load_synth(["synth_parallel"], "dev", 40)[2::4]
+    cases = [it for it in items if " cases of this, please: " in it.turns[0][0]["content"]]
+    assert len(cases) >= 8
+    for item in cases:
+        question = item.turns[0][0]["content"]
+        calls = [next(iter(a.values())) for a in item.answer]
+        assert 2 <= len(calls) <= 4 and len({repr(c) for c in calls}) == len(calls)
+        ordinals = ("first", "second", "third", "fourth")[: len(calls)]
+        assert [question.lower().index(f"the {o} has ") for o in ordinals] == sorted(
+            question.lower().index(f"the {o} has ") for o in ordinals
+        )
+        for n, case in enumerate(calls):  # each case's values are in its own clause
+            clause = question.lower().split(f"the {ordinals[n]} has ")[1].split(", the ")[0]
+            values = [v[0] for v in case.values() if v[0] not in ("", None) and not isinstance(v[0], bool)]
+            assert all(str(v).lower() in clause for v in values), item.id
+    numbered = load_synth(["synth_parallel_multiple"], "dev", 12)[2::4]
+    assert all(it.turns[0][0]["content"].startswith("Two things, please. First: ") for it in numbered)
 
 
 def test_half_the_single_call_items_add_an_aside_no_argument_takes():

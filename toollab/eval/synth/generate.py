@@ -113,6 +113,39 @@ def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, 
     return template.format(**words), [_answer(fn, template, values | {varied.name: value}) for value in listed]
 
 
+_COUNTS = ("two", "three", "four")
+
+
+def _slot(prm: Param, value: Any) -> str:
+    """A parameter and its value in words: "origin city Lisbon"; a boolean with words of its own says only them."""
+    if isinstance(value, bool) and prm.words != ("yes", "no"):
+        return _text(prm, value)
+    return f"{prm.name.replace('_', ' ')} {_text(prm, value)}"
+
+
+_ORDINALS = ("first", "second", "third", "fourth")
+
+
+def ask_cases(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
+    """One request stating what to do, then `k` cases of it one by one ("Three cases of this, please: estimate how
+    many days a parcel takes between two cities. The first has origin city Lisbon and destination city Porto, the
+    second has ..."), and the calls' possible answers (optional parameters left out); None when `tries` draws gave
+    two cases alike or a case two slots alike."""
+    required = [prm for prm in fn.params if prm.required]
+    cases = [{prm.name: rng.choice(_pool(prm)) for prm in required} for _ in range(k)]
+    alike = len({repr(c) for c in cases}) < k or any(len({str(v) for v in c.values()}) < len(c) for c in cases)
+    if alike:
+        return ask_cases(fn, rng, k, tries - 1) if tries > 1 else None
+    clauses = [f"the {_ORDINALS[n]} has " + " and ".join(_slot(prm, case[prm.name]) for prm in required)
+               for n, case in enumerate(cases)]  # fmt: skip
+    listed = ", ".join(clauses[:-1]) + ", and " + clauses[-1]
+    what = fn.description[0].lower() + fn.description[1:]
+    question = f"{_COUNTS[k - 2].capitalize()} cases of this, please: {what} {listed[0].upper()}{listed[1:]}."
+    answers = [{fn.name: {prm.name: [case[prm.name]] if prm.required else ["", prm.default] for prm in fn.params}}
+               for case in cases]  # fmt: skip
+    return question, answers
+
+
 # What people add that is not an argument: a name, a number, a service. Every odd simple and multiple item ends
 # with one, so a rule that wants every name and number of the request in a call meets its cost on the dev set too
 # (BFCL's questions name stores, sites and second quantities that no argument takes).
@@ -166,6 +199,10 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
             listed = ask_list(fn, rng, rng.randint(2, 4))
             if listed is not None:
                 return _item(category, split, i, listed[0], [fn], listed[1])
+        elif i % 4 == 2:  # a quarter state their cases one by one after what to do for each
+            cases = ask_cases(fn, rng, rng.randint(2, 4))
+            if cases is not None:
+                return _item(category, split, i, cases[0], [fn], cases[1])
         asked = [ask(fn, rng) for _ in range(rng.randint(2, 3))]
         if len({repr(a) for _, a in asked}) < len(asked):  # each ask a different call
             return _one(category, split, i, rng)
@@ -177,6 +214,8 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         (q1, a1), (q2, a2) = ask(first, rng), ask(second, rng)
         offered = [first, second, *rng.sample([f for f in pool if f not in (first, second)], rng.randint(0, 2))]
         rng.shuffle(offered)
+        if i % 4 == 2:  # a quarter number their requests
+            return _item(category, split, i, f"Two things, please. First: {q1} Second: {q2}", offered, [a1, a2])
         return _item(category, split, i, f"{q1} Also: {q2}", offered, [a1, a2])
     if category == "synth_irrelevance":  # half near misses (the family's other functions), half unrelated ones
         fn = rng.choice(pool)
