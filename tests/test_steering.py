@@ -320,19 +320,22 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
 def test_a_request_splits_into_its_parts_only_at_an_additive_connective():
     from toollab.models.local_parts import lists_several, request_parts
 
-    assert request_parts("When does the beginner german course meet? Also: Schedule for french, intermediate?") == [
+    def split(request: str) -> list[str]:
+        return [part.request for part in request_parts(request)]
+
+    assert split("When does the beginner german course meet? Also: Schedule for french, intermediate?") == [
         "When does the beginner german course meet?",
         "Schedule for french, intermediate?",
     ]
-    assert request_parts("Find the area of a circle of radius 3. Additionally, find its perimeter.") == [
+    assert split("Find the area of a circle of radius 3. Additionally, find its perimeter.") == [
         "Find the area of a circle of radius 3.",
         "Find its perimeter.",
     ]
     # context before a question and a question after the fact stay with their part
     rated = "I'm rated 1450 and got a loss against a 1875. What's my new rating?"
-    assert request_parts(f"{rated} Also: {rated}") == [rated, rated]
+    assert split(f"{rated} Also: {rated}") == [rated, rated]
     frost = "Is it safe to plant out in Tromso yet? When does frost end?"
-    assert request_parts(f"How far apart should I plant beans? Also: {frost}") == [
+    assert split(f"How far apart should I plant beans? Also: {frost}") == [
         "How far apart should I plant beans?",
         frost,
     ]
@@ -344,8 +347,8 @@ def test_a_request_splits_into_its_parts_only_at_an_additive_connective():
         "Book spin on friday. Also.",
         "What is 2 + 2?",
     ):
-        assert request_parts(whole) == [whole]
-    assert len(request_parts(" Also: ".join(["Is Summit Path a hard hike?"] * 5))) == 1  # more than MAX_PARTS
+        assert split(whole) == [whole]
+    assert len(split(" Also: ".join(["Is Summit Path a hard hike?"] * 5))) == 1  # more than MAX_PARTS
     assert lists_several("How far apart should I plant beans and carrots?") and lists_several("A, B or C?")
     assert not lists_several("Is it safe to plant out in Tromso yet? When does frost end?")
 
@@ -557,6 +560,44 @@ def test_a_voting_turn_with_demonstrations_decodes_five_candidates_the_same_way_
     assert call.name == TIRES.name and call.parse_error is None
     one = len(model.load().tokenizer(first.raw)["input_ids"])
     assert first.usage.output_tokens > 2 * one  # every candidate's tokens are counted
+
+
+def test_a_request_that_states_its_cases_with_ordinals_splits_into_one_case_a_part():
+    from toollab.models.local_parts import request_parts
+
+    circles = (
+        "What is the total circumference of three circles, where the first circle has a radius of 5cm, the second "
+        "circle has a radius of 10cm, and the third circle has a radius of 15cm?"
+    )
+    parts = request_parts(circles)
+    stem = "What is the total circumference of three circles, where"
+    assert [p.request for p in parts] == [
+        f"{stem} the first circle has a radius of 5cm?",
+        f"{stem} the second circle has a radius of 10cm?",
+        f"{stem} the third circle has a radius of 15cm?",
+    ]
+    assert not any(p.several for p in parts)  # a case is one call, though "and" joins its values
+    trips = (
+        "I have two trips. The first goes from Lisbon to Porto and back. The second from Bergen to Oslo. "
+        "How long is each?"
+    )
+    assert [p.request for p in request_parts(trips)] == [
+        "I have two trips. The first goes from Lisbon to Porto and back. How long is each?",
+        "I have two trips. The second from Bergen to Oslo. How long is each?",
+    ]  # a closing sentence about them all goes with every case; one that is not stays with the last
+    numbered = request_parts("Two things, please. First: How far apart do beans and carrots go? Second, is it warm?")
+    assert [(p.request, p.several) for p in numbered] == [
+        ("Two things, please. How far apart do beans and carrots go?", True),  # a list's marker is dropped
+        ("Two things, please. Is it warm?", False),
+    ]
+    for whole in (
+        "Find the first 10 prime numbers.",  # one ordinal
+        "Thanks, this is my 2nd question today.",
+        "First, add 2 and 3. Second, multiply 4 by 5. Then tell me the first result.",  # an ordinal again
+        "The second and the first.",  # out of order
+        "First, 2. Second, 3.",  # a case with nothing to ask
+    ):
+        assert [p.request for p in request_parts(whole)] == [whole], whole
 
 
 @pytest.mark.slow

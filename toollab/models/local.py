@@ -33,7 +33,7 @@ from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_gate import decide
 from toollab.models.local_mentions import ExpressionHint, mentioned_required
-from toollab.models.local_parts import best_tool, joined, lists_several, request_parts, with_request
+from toollab.models.local_parts import best_tool, joined, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
@@ -304,15 +304,19 @@ class LocalModel:
         select = self.policy.select if self.policy is not None else None
         turns = []
         for part in parts:
-            shown, offered, several = tools, params.tools, lists_several(part)
+            shown, offered, several = tools, params.tools, part.several
             if select is not None:
                 own = [t for t in tools if t.name != params.finish]
-                chosen = select(part, own) if several else best_tool(part, own)
+                chosen = select(part.request, own) if several else best_tool(part.request, own)
                 shown = [*chosen, *(t for t in tools if t.name == params.finish)]
                 offered = [t for t in params.tools if t in shown] or params.tools
             asks = dataclasses.replace(params, tools=offered, parallel=several)
             turns.append(
-                (self.prompt(with_request(messages, part), shown), asks, dataclasses.replace(context, request=part))
+                (
+                    self.prompt(with_request(messages, part.request), shown),
+                    asks,
+                    dataclasses.replace(context, request=part.request),
+                )
             )
         return turns
 

@@ -11,13 +11,20 @@ A part starts only at a sentence that opens with an additive connective ("Also",
 context ("I'm rated 1450 and got a loss against a 1875. What's my new rating?") and asides ("I'm asking for a
 friend.") are never cut off from their question. Sequencing words ("Then", "Next", "After that") do not split:
 what follows them may need the result of what comes before.
+
+A request that states its cases one by one with ordinals ("... for three cases: the first has ..., the second
+has ..., and the third has ...", "First: ... Second: ...") splits at them: each part is what comes before the
+first ordinal (what to do for each), its own case, and a closing sentence that speaks of them all ("How long does
+each take?").
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMessage
 from toollab.retrieval.relevance import tool_scores, without_quoted
@@ -29,16 +36,71 @@ _BOUNDARY = re.compile(rf"(?<=[.?!])\s+(?={_CONNECTIVE}\b)")
 _LEAD = re.compile(rf"^{_CONNECTIVE}\b[,:;]?\s*")
 
 
-def request_parts(request: str) -> list[str]:
+@dataclass(frozen=True)
+class Part:
+    """One part of a request: what its row is shown as the request, and whether it may want several calls."""
+
+    request: str
+    several: bool
+
+
+def request_parts(request: str) -> list[Part]:
     """The request's parts, each without its connective and starting with a capital; the request alone (one part)
-    when it does not split, or splits into more than MAX_PARTS or into a part with nothing left to ask."""
+    when it does not split, or splits into more than MAX_PARTS or into a part with nothing left to ask. Joined
+    requests split first ("Also: ..."); a request that does not split so may split at its ordinals."""
     pieces = _BOUNDARY.split(request.strip())
-    if len(pieces) < 2 or len(pieces) > MAX_PARTS:
-        return [request]
+    if len(pieces) < 2:
+        return enumerated_parts(request)
+    if len(pieces) > MAX_PARTS:
+        return [Part(request, lists_several(request))]
     parts = [_LEAD.sub("", p).strip() for p in pieces]
     if any(len(p.split()) < 2 for p in parts):
-        return [request]
-    return [p[0].upper() + p[1:] for p in parts]
+        return [Part(request, lists_several(request))]
+    return [Part(_capital(p), lists_several(p)) for p in parts]
+
+
+_ORDINALS = (("first", "1st"), ("second", "2nd"), ("third", "3rd"), ("fourth", "4th"), ("fifth", "5th"))
+_ORDINAL = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\b(\s*[:,])?", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+_ALL_OF_THEM = re.compile(r"\b(?:each|them|these|those|they|all|both)\b", re.I)
+_TRAILING_JOIN = re.compile(r"[\s,;]*(?:\band)?[\s,;]*$", re.I)
+
+
+def enumerated_parts(request: str) -> list[Part]:
+    """The parts of a request that states its cases with ordinals, first, second, ... in order (2 to MAX_PARTS of
+    them, none past); the request alone otherwise. An ordinal written as a list's marker ("First: ...",
+    "Second, ...") is dropped from its part, which may ask several things as a request may; one inside the words
+    ("the second circle has ...") stays, and its part is one case: one call."""
+    whole = [Part(request, lists_several(request))]
+    text = request.strip()
+    marks: list[re.Match[str]] = []
+    for match in _ORDINAL.finditer(text):
+        word = match.group(1).lower()
+        if len(marks) < len(_ORDINALS) and word in _ORDINALS[len(marks)]:
+            marks.append(match)
+        elif any(word in names for names in _ORDINALS[: len(marks) + 1]):
+            return whole  # an ordinal again, or out of order: not an enumeration of cases
+    if not 2 <= len(marks) <= MAX_PARTS:
+        return whole
+    stem = text[: marks[0].start()].strip()
+    segments = [text[m.start() : n.start()] for m, n in itertools.pairwise(marks)]
+    last, *rest = _SENTENCE_END.split(text[marks[-1].start() :], maxsplit=1)
+    tail = rest[0].strip() if rest and _ALL_OF_THEM.search(rest[0]) else ""
+    segments.append(last if tail else text[marks[-1].start() :])
+    opens = not stem or stem[-1] in ".?!:"  # a case opens a sentence of its own
+    end = text[-1] if text[-1] in ".?!" else "."
+    parts = []
+    for mark, segment in zip(marks, segments, strict=True):
+        own = _TRAILING_JOIN.sub("", segment[mark.end() - mark.start() :] if mark.group(2) else segment).strip()
+        if len(own.split()) < 2:
+            return whole
+        own = (_capital(own) if opens else own) + ("" if own[-1] in ".?!" else end)
+        parts.append(Part(" ".join(p for p in (stem, own, tail) if p), bool(mark.group(2)) and lists_several(own)))
+    return parts
+
+
+def _capital(text: str) -> str:
+    return text[0].upper() + text[1:]
 
 
 _LIST = re.compile(r",\s|\s(?:and|or)\s")
