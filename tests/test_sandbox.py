@@ -215,12 +215,14 @@ def test_the_wall_limit_holds_when_a_process_the_program_started_keeps_its_outpu
     )
 
     async def go():
-        async with SandboxedPython(Limits(cpu_seconds=2, wall_seconds=2), isolation="fallback", warm=0) as sandbox:
+        async with SandboxedPython(Limits(cpu_seconds=2, wall_seconds=6), isolation="fallback", warm=0) as sandbox:
             return await asyncio.wait_for(sandbox.run(escape), 60)  # it hung for the sleep's 120 s before
 
     result = asyncio.run(go())
-    os.kill(int(result.stdout.split()[0]), 9)
-    assert result.stdout.split()[1] == "done" and result.limit == "wall_time"
+    printed = result.stdout.split()
+    if printed and printed[0].isdigit():  # the daemon's pid: it outlives the run in the fallback
+        os.kill(int(printed[0]), 9)
+    assert printed == [printed[0], "done"] and result.limit == "wall_time", result
 
 
 @needs_bwrap
