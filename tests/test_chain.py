@@ -66,6 +66,14 @@ def test_operators_are_read_from_the_words_of_the_request_not_its_quoted_data():
     assert operators("What is the capital of Peru?") == ""
 
 
+def test_a_request_in_steps_leaves_the_operations_of_its_last_step_to_the_calculator():
+    # SmolLM2 wrote "42.0 + 3" for this one: + and * were both offered, and "the total" is the step before's result
+    assert operators("Add 17 and 25, then multiply the total by 3.") == "*"
+    assert operators("Convert 10 GBP to USD, then add 30 to the result.") == "+"
+    assert operators("Multiply 3 by 4, then tell me the weather.") == "*"  # no operation in the last step: all
+    assert operators("What is the total of 3 and 4?") == "+"  # not a step: the total is what is asked
+
+
 def test_arithmetic_is_left_when_the_request_asks_it_and_no_call_did_it():
     differ = "How many more people live in Laos than in Nigeria?"
     two = conversation(differ, (("population", {"country": "Laos"}), "27915"),

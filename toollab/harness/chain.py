@@ -50,10 +50,23 @@ def expression_tool(tools: Sequence[ToolSpec]) -> str | None:
     return None
 
 
+_LAST_STEP = re.compile(r"\b(?:then|after that|afterwards|next|finally)\b")
+_EARLIER_RESULT = re.compile(r"\b(?:the|that|this|its)\s+(?:total|sum|difference|product|result|answer)\b")
+
+
 def operators(request: str) -> str:
-    """The operators of the operations `request` names, in the order it names them, each once ("" for none)."""
-    words = _WORD.findall(without_quoted(request).lower())
-    return "".join(dict.fromkeys(OPERATIONS[w] for w in words if w in OPERATIONS))
+    """The operators of the operations `request` names, in the order it names them, each once ("" for none). Of a
+    request in steps, those of its last step when it names any: "Add 17 and 25, then multiply the total by 3" leaves
+    a multiplication for the calculator, not an addition (the step before was a call's)."""
+    text = without_quoted(request).lower()
+    steps = _LAST_STEP.split(text)
+    last = _EARLIER_RESULT.sub(" ", steps[-1])  # "then multiply the total by 3": the total is the step before's
+    for part in (last, text) if len(steps) > 1 else (text,):
+        words = _WORD.findall(part)
+        named = "".join(dict.fromkeys(OPERATIONS[w] for w in words if w in OPERATIONS))
+        if named:
+            return named
+    return ""
 
 
 def calls_since_request(messages: Sequence[Message]) -> list[ToolCall]:
