@@ -15,7 +15,7 @@ from toollab.eval import BfclRun, RunConfig
 from toollab.eval.bfcl.data import CATEGORIES, load_category
 from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES, load_synth
 from toollab.eval.synth.everyday import EVERYDAY_TOOLS, time_in, weather_of
-from toollab.eval.synth.families import FAMILIES
+from toollab.eval.synth.families import DECOYS, FAMILIES
 from toollab.eval.synth.generate import SINGLE, families, split_of
 from toollab.eval.synth.tasks import TEMPLATES, Expect, judge
 from toollab.formats.markup import MARKUP
@@ -59,9 +59,12 @@ def test_splits_hold_their_functions_and_templates_apart():
         for family in families(split):
             for fn in family.functions:
                 assert owner.setdefault(fn.name, split) == split
+                if fn.name in DECOYS:  # a decoy is its function's split's, and no function of any family
+                    assert owner.setdefault(DECOYS[fn.name].name, split) == split
         for item in load_synth(SINGLE, split, 30):
             assert all(owner[f["name"]] == split for f in item.functions), item.id
     assert {split_of(f.name) for f in FAMILIES} == set(SPLITS)
+    assert not {d.name for d in DECOYS.values()} & {fn.name for f in FAMILIES for fn in f.functions}
     kinds: dict[object, set[str]] = defaultdict(set)
     for template in TEMPLATES.values():  # a kind: one tool (which), no tool, or two steps
         kinds[template.tools if len(template.tools) < 2 else "two steps"].add(template.split)
@@ -120,6 +123,19 @@ def test_a_quarter_of_the_parallel_items_state_their_cases_one_by_one():
             assert all(str(v).lower() in clause for v in values), item.id
     numbered = load_synth(["synth_parallel_multiple"], "dev", 12)[2::4]
     assert all(it.turns[0][0]["content"].startswith("Two things, please. First: ") for it in numbered)
+
+
+def test_a_quarter_of_the_irrelevance_items_offer_a_decoy_of_the_function_asked():
+    """Same domain, same things, another task: "When is the last frost in Tromso?" offered the first autumn frost."""
+    decoys = {d.name: asked for asked, d in DECOYS.items()}
+    for split in ("dev", "test"):
+        items = load_synth(["synth_irrelevance"], split, 40)
+        offered = [[f["name"] for f in it.functions if f["name"] in decoys] for it in items]
+        assert all(len(names) == 1 for names in offered[3::4]) and not any(offered[i] for i in range(40) if i % 4 != 3)
+        for item in items[3::4]:  # the decoy's function was asked, and is not offered
+            asked = decoys[next(f["name"] for f in item.functions if f["name"] in decoys)]
+            assert asked not in {f["name"] for f in item.functions} and item.answer == []
+    assert not any(f["name"] in decoys for it in load_synth(["synth_irrelevance"], "train", 40) for f in it.functions)
 
 
 def test_half_the_single_call_items_add_an_aside_no_argument_takes():

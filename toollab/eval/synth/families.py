@@ -759,3 +759,104 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
 )
+
+
+def _decoy(name: str, description: str, *params: Param) -> Fn:
+    return Fn(name, description, params, ())  # offered only: never asked
+
+
+# Near misses harder than a family's other functions: for a function of the dev and test families, one of the same
+# domain over the same things that does something else ("the last spring frost" asked, "the first autumn frost"
+# offered). Irrelevance items offer them; no other item sees them, so the families' draws stay as they were.
+DECOYS: dict[str, Fn] = {
+    "last_frost_estimate": _decoy(
+        "first_frost_estimate", "Estimate the first autumn frost date for a city.", p("city", "string", "City name.")
+    ),
+    "row_spacing": _decoy(
+        "sowing_depth", "Recommended sowing depth for seeds of a vegetable, in centimeters.",
+        p("vegetable", "string", "Vegetable name."),
+    ),
+    "elo_update": _decoy(
+        "win_chance", "Expected chance of winning a game, from both players' ratings.",
+        p("my_rating", "integer", "Your rating."), p("opponent_rating", "integer", "Opponent's rating."),
+    ),
+    "trail_grade": _decoy(
+        "trail_opening_hours", "Hours a hiking trail is open to walkers.", p("trail", "string", "Trail name.")
+    ),
+    "trail_climb": _decoy(
+        "trail_length", "Total length of a hiking trail.", p("trail", "string", "Trail name."),
+        p("unit", "string", "Kilometers or miles.", default="kilometers"),
+    ),
+    "class_timetable": _decoy(
+        "course_fee", "What a language course costs per term.",
+        p("language", "string", "Language taught."), p("level", "string", "Course level."),
+    ),
+    "recommended_tire_pressure": _decoy(
+        "tire_size", "Tire size a car model is fitted with.", p("car_model", "string", "Car model and year.")
+    ),
+    "service_interval": _decoy(
+        "fuel_consumption", "Liters of fuel a car model uses per 100 kilometers.",
+        p("car_model", "string", "Car model and year."),
+        p("driving", "string", "Mostly city or highway driving.", default="city"),
+    ),
+    "final_score": _decoy(
+        "next_fixture_date", "Date of the next match between two teams.",
+        p("home", "string", "Home team."), p("away", "string", "Away team."),
+    ),
+    "table_position": _decoy(
+        "top_scorer", "A team's top goal scorer this season.", p("team", "string", "Team name.")
+    ),
+    "trace_shipment": _decoy(
+        "shipment_insured_value", "Declared insurance value of a parcel, from its tracking code.",
+        p("tracking_code", "string", "The carrier's tracking code."),
+    ),
+    "delivery_days_estimate": _decoy(
+        "postage_price", "Price of posting a parcel between two cities.",
+        p("origin_city", "string", "City the parcel leaves from."), p("destination_city", "string", "City it goes to."),
+    ),
+    "extend_loan": _decoy(
+        "reserve_book", "Put a hold on a library book that another reader has on loan.",
+        p("card_number", "string", "Library card number."), p("title", "string", "Book title."),
+    ),
+    "late_return_fee": _decoy(
+        "lost_book_charge", "Charge for a lost library book, from its price.", p("price", "float", "The book's price.")
+    ),
+    "open_parking_spaces": _decoy(
+        "charging_points", "Find electric car charging points in a district.", p("district", "string", "District.")
+    ),
+    "parking_charge": _decoy(
+        "parking_time_left", "Minutes left on a parking ticket.",
+        p("paid_hours", "integer", "Hours paid for."), p("minutes_used", "integer", "Minutes parked so far."),
+    ),
+    "paint_volume": _decoy(
+        "paint_drying_time", "Hours paint takes to dry on a wall area.",
+        p("area_m2", "float", "Wall area in square meters."), p("coats", "integer", "Number of coats.", default=2),
+    ),
+    "blend_colors": _decoy(
+        "color_contrast", "Say whether two colors contrast enough for text on a background.",
+        p("first", "string", "Text color."), p("second", "string", "Background color."),
+    ),
+    "which_bin": _decoy(
+        "deposit_refund", "Deposit refunded for returning an item.", p("item", "string", "The item.")
+    ),
+    "pickup_day": _decoy(
+        "street_cleaning_day", "Day a street is swept.", p("street", "string", "Street name.")
+    ),
+    "split_fare": _decoy(
+        "fare_estimate", "Estimate a ride's fare from its distance.", p("distance_km", "float", "Distance in km.")
+    ),
+    "podcast_episodes_about": _decoy(
+        "podcast_host", "Who hosts a podcast show.", p("show", "string", "Show name.")
+    ),
+    "episode_runtime": _decoy(
+        "episode_release_date", "Date an episode was published.", p("episode_id", "string", "Episode id.")
+    ),
+    "tide_table": _decoy(
+        "sea_temperature", "Water temperature at a harbor on a date.",
+        p("harbor", "string", "Harbor name."), p("date", "string", "Date, YYYY-MM-DD."),
+    ),
+    "open_volunteer_shifts": _decoy(
+        "volunteer_hours_logged", "Hours a volunteer has logged with an organization.",
+        p("organization", "string", "The organization."), p("volunteer", "string", "Volunteer's name."),
+    ),
+}  # fmt: skip

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toollab.eval.bfcl.data import Item
-from toollab.eval.synth.families import FAMILIES, POOLS, Family, Fn, Param
+from toollab.eval.synth.families import DECOYS, FAMILIES, POOLS, Family, Fn, Param
 
 SPLITS = ("train", "dev", "test")
 SINGLE = ("synth_simple", "synth_multiple", "synth_parallel", "synth_parallel_multiple", "synth_irrelevance")
@@ -225,6 +225,9 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         near = bool(siblings) and rng.random() < 0.5
         offered = siblings if near else rng.sample(unrelated, min(len(unrelated), rng.randint(1, 3)))
         question, _ = ask(fn, rng)
+        if i % 4 == 3 and fn.name in DECOYS:  # a quarter: the same domain and things, another task (dev and test)
+            offered = [DECOYS[fn.name], *siblings]
+            rng.shuffle(offered)
         return _item(category, split, i, question, offered, [])
     raise ValueError(f"unknown synth category {category!r}; known: {', '.join(SYNTH_CATEGORIES)}")
 
