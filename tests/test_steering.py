@@ -438,6 +438,34 @@ def test_grounded_arguments_copy_the_request_and_the_turn_stops_before_a_repeat(
 
 
 @pytest.mark.slow
+def test_a_value_does_not_go_on_with_its_parameters_kind_the_request_writes_in_lowercase(steered):
+    # "the Rosewood finish": SmolLM2 wrote {"finish": "Rosewood Finish"}; the kind is the parameter's, the value the
+    # rest. A capitalised word stays: it may be part of a name ("Linden Street" for `street`)
+    import torch
+
+    from toollab.models.local_steering import PENALTY, Grounding
+
+    tokenizer = steered["on"].load().tokenizer
+
+    def allowed(request: str, text: str, piece: str) -> bool:
+        grounding = Grounding(tokenizer, request, "", 3.0, HERMES, "finish")
+        logits = torch.zeros(len(tokenizer))
+        grounding.bias(logits, [], '<tool_call>\n{"name": "f", "arguments": {' + text)
+        (token,) = tokenizer(piece, add_special_tokens=False)["input_ids"][:1]
+        return bool(logits[token] > -PENALTY / 2)
+
+    guitar = "Find me a guitar with the Rosewood finish."
+    assert not allowed(guitar, '"finish": "Rosewood', " finish") and not allowed(
+        guitar, '"finish": "Rosewood', " Finish"
+    )
+    assert allowed(guitar, '"finish": "', "finish") and allowed(guitar, '"finish": "Rosewood', '"')
+    assert allowed(guitar, '"model": "Rosewood', " finish")  # another parameter's value may hold the word
+    zone = "Convert 3pm New York time zone to London time."
+    assert not allowed(zone, '"from_timezone": "New York', " time") and allowed(zone, '"from_timezone": "New', " York")
+    assert allowed("When are bins collected on Linden Street?", '"street": "Linden', " Street")
+
+
+@pytest.mark.slow
 def test_a_string_value_opens_with_a_word_and_does_not_close_after_a_separator(steered):
     # the shipped adapter wrote `"end": ">2027-04-11, "` for "from 2027-01-24 to 2027-04-11" (5 of the 7 everyday
     # dev tasks it failed): a value may not open with `>` (or a space, or punctuation) nor close after ", "

@@ -17,28 +17,13 @@ from toollab.formats.base import Format
 from toollab.harness.chain import EXPRESSION, calls_since_request, expression_tool, operators, unheld_numbers
 from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
 from toollab.harness.request import RequestParams
+from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_steering import call_values
 from toollab.tools import ToolSpec
 
 # Words of parameter names too general to say the request means that parameter ("type", "name", "value").
-GENERAL = frozenset({"num", "number", "type", "name", "value", "data", "info", "the", "and", "for", "with"})
 MAX_COVERED_CALLS = 4  # coverage keeps a turn going up to this many calls (BFCL's parallel items ask 2 to 4)
-PREFIX = 5  # two words share a stem when one begins the other or they share this many first letters
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-def _name_words(name: str) -> list[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower()
-    return [w for w in _WORD.findall(spaced) if len(w) >= 3 and w not in GENERAL]
-
-
-def _same_stem(a: str, b: str) -> bool:
-    shared = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared >= min(PREFIX, len(a), len(b))
 
 
 def names(parameter: str, schema: dict[str, Any], request: str) -> bool:
@@ -46,7 +31,7 @@ def names(parameter: str, schema: dict[str, Any], request: str) -> bool:
     "max_cost" and "maximum cost", "event_type" and "events"), or one of its enum values, as words."""
     said = request.lower()
     words = [w for w in _WORD.findall(said) if len(w) >= 3]
-    if any(_same_stem(n, w) for n in _name_words(parameter) for w in words):
+    if any(same_stem(n, w) for n in name_words(parameter) for w in words):
         return True
     enum = schema.get("enum") or (schema.get("items") or {}).get("enum") or ()
     return any(re.search(rf"(?<!\w){re.escape(str(v).lower())}(?!\w)", said) for v in enum if str(v).strip())

@@ -15,6 +15,7 @@ from typing import Any
 
 from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
+from toollab.models.local_names import name_words, same_stem
 
 LOOP_SPAN = 8  # a loop is a block of tokens repeated back to back over at least this many tokens
 LOOP_REPEATS = 3  # ... at least this many times
@@ -295,6 +296,8 @@ class Grounding:
         everything = f"{request}\n{results}"
         found = _WORDS.findall(everything)
         self.words = Counter(w.lower() for w in found)
+        self.capitalised = {w.lower() for w in found if not w.islower()}
+        self._kinds: dict[str, Any] = {}  # per parameter: the tokens that would copy its kind into its value
         self.by_word: dict[str, set[int]] = {}
         for word in found:
             self.by_word.setdefault(word.lower(), set()).update(_token_ids(tokenizer, {word, word.lower()}))
@@ -383,12 +386,37 @@ class Grounding:
             logits[self.markup] -= PENALTY
         if inside and _SEPARATED.search(text):
             logits[self.closing] -= PENALTY
+        if value is not None and value.group(1).strip() and self.active is self.sources["all"]:
+            key = _KEY.search(text)  # a value does not go on with its parameter's kind ("Rosewood finish")
+            kind = self._kind_tokens(key.group(1)) if key is not None else None
+            if kind is not None:
+                logits[kind] -= PENALTY
         key = _KEY.search(text) if self.listed_parameters else None
         if key is not None and key.group(1) in self.listed_parameters:  # a value a list's items vary
             if self.spent is not None:
                 logits[self.spent] -= 2 * self.strength
             if self.wanted is not None and opening is not None:
                 logits[self.wanted] += self.strength
+
+    def _kind_tokens(self, parameter: str) -> Any:
+        """The first tokens of the source's words that share a stem with a word of `parameter`'s name and that the
+        source writes in lowercase only: there they say what kind of thing a value is ("the Rosewood finish", "a hill
+        slope", "New York time zone"), and the value is the rest. Written capitalised they may be part of a name
+        ("Linden Street" for `street`), and stay. None when there are none."""
+        if parameter not in self._kinds:
+            kinds = [
+                w
+                for w in self.words
+                if w not in self.capitalised and any(same_stem(w, n) for n in name_words(parameter))
+            ]
+            barred = set()
+            for word in kinds:
+                for variant in (word, word.capitalize()):
+                    first = self.tokenizer(" " + variant, add_special_tokens=False)["input_ids"][0]
+                    if len(self.tokenizer.decode([first]).strip()) >= 3:  # a short piece starts other words too
+                        barred.add(first)
+            self._kinds[parameter] = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
+        return self._kinds[parameter]
 
     def update(self, text: str) -> None:
         """When a call's arguments start: ground a finish on the results; and, given `listed`, find the parameters
