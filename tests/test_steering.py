@@ -126,6 +126,17 @@ def test_the_gate_reads_a_request_without_the_data_it_quotes():
     assert relevance(without_quoted(long), SPECS, "dense") > relevance(long, SPECS, "dense")
 
 
+def test_the_gate_scores_a_request_that_asks_several_things_by_its_best_fitting_part():
+    from toollab.models.local_gate import request_relevance
+    from toollab.retrieval.relevance import relevance
+
+    weather = "What's the weather like in Lima?"
+    joined = f"Two things, please. First: {weather} Second: Will my cat enjoy a new scratching post?"
+    assert relevance(joined, SPECS, "dense") < relevance(weather, SPECS, "dense")  # the other question dilutes it
+    assert request_relevance(joined, SPECS, "dense") == pytest.approx(relevance(weather, SPECS, "dense"), abs=0.02)
+    assert request_relevance(weather, SPECS, "dense") == relevance(weather, SPECS, "dense")  # one part: the same
+
+
 @pytest.mark.slow
 def test_top_tools_keeps_the_ones_that_fit():
     from toollab.retrieval import TopTools

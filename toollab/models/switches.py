@@ -20,7 +20,7 @@ from toollab.retrieval import TopTools
 # keeps irrelevance accuracy at 80% or above (`toollab eval gate`); the selector's ratio keeps 98% (multiple) and
 # 88% (parallel_multiple) of the tools a train-split request asks for and drops 97-100% of the others; the
 # grounding strength was chosen among 2 and 3.
-GATE = Gate("dense", 0.305)
+GATE = Gate("dense", 0.3113)
 SELECT = TopTools(3, signal="dense", ratio=0.7)
 GROUNDING = 3.0
 DEMOS = DemoPicker(2)  # the two demonstrations nearest the request
