@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from toollab import Agent, tool
-from toollab.harness.chain import arithmetic_left, expression_tool, operators
+from toollab.harness.chain import arithmetic_left, asks_arithmetic, expression_tool, operators
 from toollab.harness.messages import AssistantMessage, ToolResultMessage, UserMessage
 from toollab.harness.request import CallPolicy, RequestParams
 from toollab.harness.result import RunStatus
@@ -72,6 +72,18 @@ def test_a_request_in_steps_leaves_the_operations_of_its_last_step_to_the_calcul
     assert operators("Convert 10 GBP to USD, then add 30 to the result.") == "+"
     assert operators("Multiply 3 by 4, then tell me the weather.") == "*"  # no operation in the last step: all
     assert operators("What is the total of 3 and 4?") == "+"  # not a step: the total is what is asked
+
+
+def test_a_request_that_asks_arithmetic_on_its_own_numbers_fits_an_offered_calculator():
+    from toollab.tools import calculator
+
+    tools = [calculator.spec]
+    assert asks_arithmetic("How much is 3757 minus 165?", tools)  # MiniLM scored it under the gate's threshold
+    assert asks_arithmetic("What is (5.0 + 3.0) * 2.0?", tools)  # written, not named
+    assert not asks_arithmetic("How much is 3757 minus 165?", [t for t in tools if False])  # no calculator offered
+    assert not asks_arithmetic("How many more people live in Laos than in Chad?", tools)  # no numbers given
+    assert not asks_arithmetic("How many days from 2027-01-24 to 2027-04-11?", tools)  # dates are not operands
+    assert not asks_arithmetic("Count the words in 'add 2 and 3'.", tools)  # quoted data
 
 
 def test_arithmetic_is_left_when_the_request_asks_it_and_no_call_did_it():

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from toollab.harness.chain import asks_arithmetic
 from toollab.harness.messages import Message, last_request
 from toollab.harness.request import RequestParams
 from toollab.models import local_weights
@@ -56,10 +57,12 @@ async def decide(
     if gate is None or params.tool_choice != "auto" or not params.tools:
         return params, None
     score = await gate_score(model, messages, params, prompt)
-    call = score >= gate.threshold
+    arithmetic = asks_arithmetic(last_request(messages), params.tools)
+    call = score >= gate.threshold or arithmetic
     if call:  # a call, of a tool: the finish action is an answer, which the gate has just turned down
         tools = [t for t in params.tools if t.name != params.finish] or list(params.tools)
         decided = dataclasses.replace(params, tools=tools, tool_choice="required")
     else:
         decided = dataclasses.replace(params, tool_choice="none")
-    return decided, {"signal": gate.signal, "score": score, "threshold": gate.threshold, "call": call}
+    measured = {"signal": gate.signal, "score": score, "threshold": gate.threshold, "call": call}
+    return decided, measured | ({"arithmetic": True} if arithmetic else {})
