@@ -386,12 +386,10 @@ class Grounding:
             logits[self.markup] -= PENALTY
         if inside and _SEPARATED.search(text):
             logits[self.closing] -= PENALTY
-        if value is not None and value.group(1).strip() and self.active is self.sources["all"]:
-            key = _KEY.search(text)  # a value does not go on with its parameter's kind ("Rosewood finish")
-            kind = self._kind_tokens(key.group(1)) if key is not None else None
-            if kind is not None:
-                logits[kind] -= PENALTY
-        key = _KEY.search(text) if self.listed_parameters else None
+        writing = value is not None and bool(value.group(1).strip()) and self.active is self.sources["all"]
+        key = _KEY.search(text) if writing or self.listed_parameters else None
+        if writing and key is not None and (kind := self._kind_tokens(key.group(1))) is not None:
+            logits[kind] -= PENALTY  # a value does not go on with its parameter's kind ("Rosewood finish")
         if key is not None and key.group(1) in self.listed_parameters:  # a value a list's items vary
             if self.spent is not None:
                 logits[self.spent] -= 2 * self.strength
