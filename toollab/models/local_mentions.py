@@ -206,8 +206,10 @@ class ExpressionHint:
         or past MAX_OPERANDS numbers. The request's numbers that a call took already are not offered again ("Add
         17 and 25, then multiply the total by 3": 42 and 3)."""
         named = params.named_tool
+        if named is None or expression_tool([t for t in params.tools if t.name == named]) is None:
+            return None  # (every turn but the chain's step: nothing read from the messages)
         results = results_since_request(messages)
-        if named is None or not results or expression_tool([t for t in params.tools if t.name == named]) is None:
+        if not results:
             return None
         operands = tuple(dict.fromkeys(_RESULT_NUMBER.findall(results)))
         if len(operands) > MAX_OPERANDS:

@@ -411,7 +411,7 @@ class Grounding:
             for word in kinds:
                 for variant in (word, word.capitalize()):
                     first = self.tokenizer(" " + variant, add_special_tokens=False)["input_ids"][0]
-                    if len(self.tokenizer.decode([first]).strip()) >= 3:  # a short piece starts other words too
+                    if len(token_texts(self.tokenizer)[first].strip()) >= 3:  # a short piece starts others too
                         barred.add(first)
             self._kinds[parameter] = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
         return self._kinds[parameter]

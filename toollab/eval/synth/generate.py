@@ -75,18 +75,23 @@ def ask(fn: Fn, rng: random.Random) -> tuple[str, dict[str, Any]]:
     if len(fn.params) > 1 and len({str(v) for v in values.values()}) < len(values):  # no two slots alike
         return ask(fn, rng)
     question = template.format(**{prm.name: _text(prm, values[prm.name]) for prm in fn.params})
-    return question, _answer(fn, template, values)
+    return question, _answer(fn, _slots(fn, template), values)
 
 
-def _answer(fn: Fn, template: str, values: dict[str, Any]) -> dict[str, Any]:
-    """The possible answer of the call `template` asks for with `values`: a parameter the template leaves out
-    may be absent or its default."""
+def _slots(fn: Fn, template: str) -> set[str]:
+    """The parameters `template` has a slot for."""
+    return {prm.name for prm in fn.params if "{" + prm.name + "}" in template}
+
+
+def _answer(fn: Fn, asked: set[str], values: dict[str, Any]) -> dict[str, Any]:
+    """The possible answer of the call that gives the parameters `asked` their `values`: a parameter the request
+    leaves out may be absent or its default."""
     answer: dict[str, list[Any]] = {}
     for prm in fn.params:
-        if "{" + prm.name + "}" in template:
+        if prm.name in asked:
             answer[prm.name] = [values[prm.name]]
         else:
-            assert not prm.required, f"{fn.name}: a template leaves out required {prm.name}"
+            assert not prm.required, f"{fn.name}: a request leaves out required {prm.name}"
             answer[prm.name] = ["", prm.default]
     return {fn.name: answer}
 
@@ -110,7 +115,8 @@ def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, 
         return ask_list(fn, rng, k, tries - 1) if tries > 1 else None
     words = {prm.name: _text(prm, values[prm.name]) for prm in fn.params}
     words[varied.name] = ", ".join(_text(varied, v) for v in listed[:-1]) + " and " + _text(varied, listed[-1])
-    return template.format(**words), [_answer(fn, template, values | {varied.name: value}) for value in listed]
+    slots = _slots(fn, template)
+    return template.format(**words), [_answer(fn, slots, values | {varied.name: value}) for value in listed]
 
 
 _COUNTS = ("two", "three", "four")
@@ -141,9 +147,7 @@ def ask_cases(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str,
     listed = ", ".join(clauses[:-1]) + ", and " + clauses[-1]
     what = fn.description[0].lower() + fn.description[1:]
     question = f"{_COUNTS[k - 2].capitalize()} cases of this, please: {what} {listed[0].upper()}{listed[1:]}."
-    answers = [{fn.name: {prm.name: [case[prm.name]] if prm.required else ["", prm.default] for prm in fn.params}}
-               for case in cases]  # fmt: skip
-    return question, answers
+    return question, [_answer(fn, {prm.name for prm in required}, case) for case in cases]
 
 
 # What people add that is not an argument: a name, a number, a service. Every odd simple and multiple item ends
