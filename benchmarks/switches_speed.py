@@ -3,7 +3,8 @@
 One process loads the embedded model twice (one with `Switches()`, one with `Switches.none()`, the agent as it
 was before any switch) and runs the same BFCL items through each in alternating order (first one side, then the
 other, swapped every item), so that load on the shared machine falls on both alike. Prints, per side: decode
-speed (output tokens over decode time, after the first token, summed over every model request), time to first
+speed (output tokens after each row's first, over the seconds spent decoding them, summed over every model request:
+a turn whose rows decode in one batch, the parts of a split request, counts its wall time once), time to first
 token, and latency per item (median and mean), and the ratio default / before. Speed only: accuracy is measured
 by `toollab eval` (BFCL) and `benchmarks/switches.py` (the dev set).
 
@@ -51,7 +52,8 @@ class Timed:
 
     async def request(self, messages: Sequence[Message], params: RequestParams) -> ModelResponse:
         response: ModelResponse = await self.model.request(messages, params)
-        self.tokens += max(0, response.usage.output_tokens - 1)  # the first token is timed apart
+        rows = int(response.metadata.get("rows", 1))
+        self.tokens += max(0, response.usage.output_tokens - rows)  # each row's first token is timed apart
         self.decode_seconds += float(response.metadata.get("decode_seconds", 0.0))
         self.first_token.append(float(response.metadata.get("first_token_seconds", 0.0)))
         return response

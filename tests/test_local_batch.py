@@ -81,3 +81,14 @@ def test_a_request_cancelled_mid_decode_leaves_the_batch_and_the_others_finish(m
     assert isinstance(done[0], asyncio.CancelledError)
     assert all(r.message.tool_calls for r in done[1:])
     assert not batcher.active and not batcher.pending
+
+
+def test_a_turns_decode_seconds_count_rows_decoded_together_once():
+    from toollab.models.local import Generation, decode_wall_seconds
+
+    def row(started: float, seconds: float) -> Generation:
+        return Generation("", 10, 0, 5, "eos", 0.1, seconds, decode_started=started)
+
+    assert decode_wall_seconds([row(100.0, 2.0), row(100.5, 2.0)]) == pytest.approx(2.5)  # overlapping rows
+    assert decode_wall_seconds([row(100.0, 1.0), row(103.0, 1.0)]) == pytest.approx(4.0)  # the span between them too
+    assert decode_wall_seconds([]) == 0.0

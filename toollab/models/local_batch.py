@@ -284,7 +284,15 @@ class DecodeRow:
         decode = time.perf_counter() - self.started - self.first_token
         new_tokens = len(self.generated) + (self.stop_reason == "eos")
         return Generation(
-            self.text, len(self.ids), self.reuse, new_tokens, self.stop_reason, self.first_token, decode, truncated
+            self.text,
+            len(self.ids),
+            self.reuse,
+            new_tokens,
+            self.stop_reason,
+            self.first_token,
+            decode,
+            truncated,
+            self.started + self.first_token,
         )
 
 
