@@ -279,6 +279,44 @@ def test_an_optional_parameter_the_request_names_becomes_required_for_the_gramma
     assert not names("car", {"enum": ["SUV"]}, "a SUVs-only lot")  # enum values as whole words
 
 
+def test_a_flag_the_request_names_takes_the_value_it_says_for_the_grammar():
+    from toollab.models.local_mentions import mentioned_required, said_flag
+
+    assert said_flag("include_donor_count", "Progress of Winter Coats, with the donor count, please.") is True
+    assert said_flag("include_donor_count", "Progress of Winter Coats, without the donor count.") is False
+    assert said_flag("include_bonus", "Net pay on $68,500, not counting my bonus?") is False
+    assert said_flag("include_player_stats", "the score, individual player stats and team stats") is True
+    assert said_flag("include_bonus", "Net pay on $68,500 including tips?") is None  # "including" names nothing
+    assert said_flag("include_player_stats", "the score and the player list") is None  # every telling word
+    forecast = ToolSpec(
+        "forecast",
+        "Weather forecast.",
+        {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "include_precipitation": {"type": "boolean"},
+                "hourly": {"type": "boolean"},
+            },
+            "required": ["city", "hourly"],
+        },
+    )
+    grammar = mentioned_required(forecast, "Forecast for Lima, without precipitation, hourly please").parameters
+    assert grammar["required"] == ["city", "hourly", "include_precipitation"]
+    assert grammar["properties"]["include_precipitation"] == {"type": "boolean", "enum": [False]}
+    assert grammar["properties"]["hourly"] == {"type": "boolean", "enum": [True]}
+    assert forecast.parameters["properties"]["hourly"] == {"type": "boolean"}  # the tool itself is unchanged
+    assert mentioned_required(forecast, "Forecast for Lima") is forecast
+
+
+def test_numbers_lose_their_thousands_separators_where_values_are_copied():
+    from toollab.models.local_steering import without_separators
+
+    assert without_separators("a payout of $1,000,000 and 500,000 shares") == "a payout of $1000000 and 500000 shares"
+    unchanged = "1,2345 and 12,34"
+    assert without_separators(f"$1,500, 250 and 40,000.5; {unchanged}") == f"$1500, 250 and 40000.5; {unchanged}"
+
+
 def test_coverage_finds_the_request_values_no_call_holds():
     from toollab.models.local_mentions import salient_values, unused_values
 
@@ -570,6 +608,27 @@ def test_an_optional_parameter_the_request_names_is_written(steered):
     finally:
         model.named_optionals = True
     assert "unit" not in call.args_as_dict(), call
+
+
+@pytest.mark.slow
+def test_a_grouped_number_is_copied_whole_and_a_named_flag_takes_the_value_said(steered):
+    # a dev-set function: the copy of "$240,000" stopped at its comma (`"principal": 240`), and the flag the
+    # request asks for was written false
+    from toollab.eval.bfcl.schema import tool_set
+    from toollab.eval.synth.generate import families, function_doc
+
+    (loan,) = [fn for f in families("dev") for fn in f.functions if fn.name == "loan_monthly_payment"]
+    (spec,) = tool_set([function_doc(loan)], keep_dots=False).specs
+    params = RequestParams([spec], "required")
+    for flag, said in ((True, "including insurance"), (False, "without insurance")):
+        asked = [UserMessage(content=f"Monthly payment for borrowing $240,000 over 20 years at 4.2%, {said}?")]
+        (call,) = asyncio.run(steered["on"].request(asked, params)).message.tool_calls
+        arguments = call.args_as_dict()
+        assert arguments["principal"] == 240000 and arguments["include_insurance"] is flag, arguments
+    # where another number starts with the same digit, the model's wish for the comma says which one it copies
+    asked = [UserMessage(content="Monthly payment for borrowing $1,250,000 over 15 years at 5.0%?")]
+    (call,) = asyncio.run(steered["on"].request(asked, params)).message.tool_calls
+    assert call.args_as_dict() == {"principal": 1250000, "annual_rate": 5.0, "years": 15}, call
 
 
 @pytest.mark.slow

@@ -18,12 +18,15 @@ from toollab.harness.chain import EXPRESSION, calls_since_request, expression_to
 from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
 from toollab.harness.request import RequestParams
 from toollab.models.local_names import name_words, same_stem
-from toollab.models.local_steering import call_values
+from toollab.models.local_steering import call_values, without_separators
 from toollab.tools import ToolSpec
 
 # Words of parameter names too general to say the request means that parameter ("type", "name", "value").
 MAX_COVERED_CALLS = 4  # coverage keeps a turn going up to this many calls (BFCL's parallel items ask 2 to 4)
 _WORD = re.compile(r"[a-z0-9]+")
+# Words that say what a flag does, not what it is about (`include_bonus` is named by "bonus", not by "including").
+_FLAG_VERBS = frozenset({"include", "includes", "show", "return", "use", "get", "enable", "add", "want", "with", "has"})
+_NEGATIONS = frozenset({"no", "not", "without", "excluding", "exclude", "never", "nor", "skip", "skipping"})
 
 
 def names(parameter: str, schema: dict[str, Any], request: str) -> bool:
@@ -37,16 +40,46 @@ def names(parameter: str, schema: dict[str, Any], request: str) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(str(v).lower())}(?!\w)", said) for v in enum if str(v).strip())
 
 
+def said_flag(parameter: str, request: str) -> bool | None:
+    """The value the request gives a boolean parameter by naming it: True where it names every telling word of the
+    parameter's name ("with the donor count" for `include_donor_count`, "a detailed breakdown" for `detailed`),
+    False where a negation comes within three words before them in the same clause ("without the donor count",
+    "not counting my bonus"), None where it does not name them all. Left to choose, SmolLM2 wrote false for most
+    flags a request asked for ("including precipitation details": `include_precipitation` false)."""
+    telling = [w for w in name_words(parameter) if w not in _FLAG_VERBS]
+    said = request.lower()
+    words = [m for m in _WORD.finditer(said) if len(m.group()) >= 3]
+    first = len(said)
+    for name in telling:
+        hits = [m.start() for m in words if same_stem(name, m.group())]
+        if not hits:
+            return None
+        first = min(first, hits[0])
+    if not telling:
+        return None
+    clause = re.split(r"[,.;:!?]|\band\b|\bbut\b", said[:first])[-1]
+    return not _NEGATIONS.intersection(_WORD.findall(clause)[-3:])
+
+
 def mentioned_required(tool: ToolSpec, request: str) -> ToolSpec:
-    """The tool with the optional parameters the request names made required (for the grammar only: the tool
-    itself, and the validation of its calls, are unchanged)."""
+    """The tool with the optional parameters the request names made required, and the boolean ones it names
+    given the value it says (`said_flag`), for the grammar only: the tool itself, and the validation of its
+    calls, are unchanged."""
     schema = tool.parameters
-    properties = schema.get("properties") or {}
+    properties = dict(schema.get("properties") or {})
     required = list(schema.get("required") or [])
     named = [p for p, s in properties.items() if p not in required and isinstance(s, dict) and names(p, s, request)]
-    if not named:
+    flags = {
+        p: flag
+        for p, s in properties.items()
+        if isinstance(s, dict) and s.get("type") == "boolean" and (flag := said_flag(p, request)) is not None
+    }
+    if not named and not flags:
         return tool
-    return ToolSpec(tool.name, tool.description, {**schema, "required": required + named})
+    for p, flag in flags.items():
+        properties[p] = {**properties[p], "enum": [flag]}
+    required = list(dict.fromkeys([*required, *named, *flags]))
+    return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?![\d.,:/-]*\d)")  # 1,250.5, 2027-03-14, 18:45, 5 of 5cm
@@ -60,7 +93,7 @@ def salient_values(request: str) -> list[str]:
     """The values a request gives that a call would carry: numbers (a unit may follow: 5cm), quoted spans,
     capitalised names that do not open a sentence, and the words of a list of three or more ("fern, cactus and
     basil"), lowercased, each once."""
-    found = [re.sub(r"(?<=\d),(?=\d{3})", "", n) for n in _NUMBER.findall(request)]
+    found = [without_separators(n) for n in _NUMBER.findall(request)]
     found += [w for listed in _LISTED.findall(request) for w in re.split(r",?\s+and\s+|,\s+", listed)]
     found += _QUOTED.findall(request)
     found += [c for c in _CAPITALISED.findall(request.strip().strip("\"'")) if c.split()[0] not in _OPENERS]

@@ -261,20 +261,33 @@ def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
     return tuple(i for i, t in enumerate(token_texts(tokenizer)) if re.match(r'\s*"?\s*,', t))
 
 
+_GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # 1,250,000 and 40,000.5
+_NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or array item) being written, so far
+_ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_QUOTE = re.compile(r'(?<!\\)"')
+
+
+def without_separators(text: str) -> str:
+    """`text` with the thousands separators of its numbers taken out ("$1,250,000" -> "$1250000"): a JSON number
+    has none, and a copy of the request's digits stopped at the first comma (`"total_payout": 1`)."""
+    return _GROUPED.sub(lambda m: m.group().replace(",", ""), text)
+
+
 class Grounding:
-    """The grounding bias of one calling turn, so a small model copies the values it was given instead of making them
-    up. The source is the `request` and the `results` since. Its tokens get `strength` / 2 added to their logits;
-    while the turn is copying a span of it (its last tokens match the source), the token that comes next in the
-    source gets `strength` (the longest match decides); where a value stops inside a word of the source that its
-    tokens split differently (`S` for the request's ` Summit`), the tokens that finish the word get up to 4 x
-    `strength`, more for longer ones. A string value's quote is written alone (or with `(`), and
-    the value may not open empty, with a space or with punctuation, nor close after a space or a separator, nor hold
-    `<` or `>` unless the source does. The finish action's answer is grounded on the results alone (an answer that
-    restates the question answers nothing). Given `listed` (`local_mentions.listed_next`), a value of a parameter
-    that earlier calls of the turn took from a list of the request moves on to the list's next item: it opens with
-    `strength` more on the first tokens of the items no call holds yet, and the words this tool's earlier calls used
-    there (as often as the source holds them) get 2 x `strength` taken away (the other parameters may repeat their
-    values: "the advanced, beginner and intermediate spanish course" is three calls with "spanish")."""
+    """The grounding bias of one calling turn, so a small model copies the values it was given instead of making
+    them up. The source is the `request` and the `results` since, its numbers without thousands separators. Its
+    tokens get `strength` / 2 added to their logits; while the turn is copying a span of it (its last tokens match
+    the source), the token that comes next in the source gets `strength` (the longest match decides); where a value
+    stops inside a word of the source that its tokens split differently (`S` for the request's ` Summit`), the
+    tokens that finish the word get up to 4 x `strength`, more for longer ones. A string value's quote is written
+    alone (or with `(`), and the value may not open empty, with a space or with punctuation, nor close after a space
+    or a separator, nor hold `<` or `>` unless the source does. The finish action's answer is grounded on the
+    results alone (an answer that restates the question answers nothing). Given `listed`
+    (`local_mentions.listed_next`), a value of a parameter that earlier calls of the turn took from a list of the
+    request moves on to the list's next item: it opens with `strength` more on the first tokens of the items no call
+    holds yet, and the words this tool's earlier calls used there (as often as the source holds them) get 2 x
+    `strength` taken away (the other parameters may repeat their values: "the advanced, beginner and intermediate
+    spanish course" is three calls with "spanish")."""
 
     def __init__(
         self,
@@ -293,7 +306,8 @@ class Grounding:
         self.format = format
         self.strength = strength
         self.finish = finish
-        everything = f"{request}\n{results}"
+        written = f"{request}\n{results}"
+        everything = without_separators(written)
         found = _WORDS.findall(everything)
         self.words = Counter(w.lower() for w in found)
         self.capitalised = {w.lower() for w in found if not w.islower()}
@@ -301,6 +315,10 @@ class Grounding:
         self.by_word: dict[str, set[int]] = {}
         for word in found:
             self.by_word.setdefault(word.lower(), set()).update(_token_ids(tokenizer, {word, word.lower()}))
+        results = without_separators(results)
+        # the numbers written with separators, as digits, with the length of their leading group; and every number
+        self.grouped = sorted({(g.replace(",", ""), len(g.split(",")[0])) for g in _GROUPED.findall(written)})
+        self.numbers = set(_ANY_NUMBER.findall(everything))
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
         self.texts = {"all": everything, "results": results}
         self.text = everything
@@ -309,6 +327,7 @@ class Grounding:
         before, after, quoted_punctuation, closing, markup = _bad_edges(tokenizer)
         self.bad_openings = tuple(torch.tensor(t, dtype=torch.long) for t in (before, after, quoted_punctuation))
         self.commas = torch.tensor(comma_tokens(tokenizer), dtype=torch.long)
+        self.comma_ids = set(comma_tokens(tokenizer))
         self.closing = torch.tensor(closing, dtype=torch.long)
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
@@ -360,6 +379,8 @@ class Grounding:
         return found
 
     def bias(self, logits: Any, generated: Sequence[int], text: str) -> None:
+        if self.grouped and (number := _NUMBER_VALUE.search(text)) is not None:  # before any bias: the model's wish
+            self._go_on(logits, number.group(1).lstrip("-"), text)
         tokens, sequence = self.active
         if len(tokens):
             logits[tokens] += self.strength / 2
@@ -395,6 +416,22 @@ class Grounding:
                 logits[self.spent] -= 2 * self.strength
             if self.wanted is not None and opening is not None:
                 logits[self.wanted] += self.strength
+
+    def _go_on(self, logits: Any, digits: str, text: str) -> None:
+        """A number value that has copied the leading group of a number the source writes with separators, or more
+        of it, goes on with its next digit (or its decimal point): a JSON number has no separator, and at the barred
+        comma SmolLM2 took the point ("$18,500": 18.5). Where another number of the source starts with the same
+        digits ("1,250,000" and "15 years"), only when the model's likeliest token opens with a comma."""
+        if len(_QUOTE.findall(text)) % 2:
+            return  # inside a string (an array's item)
+        going = {plain for plain, lead in self.grouped if lead <= len(digits) < len(plain) and plain.startswith(digits)}
+        if not going:
+            return
+        # where another number starts so too, the model's own wish decides: a comma next is the grouped one's copy
+        if any(n.startswith(digits) for n in self.numbers - going) and int(logits.argmax()) not in self.comma_ids:
+            return
+        for plain in going:
+            logits[self.vocabulary[plain[len(digits)]]] += PENALTY
 
     def _kind_tokens(self, parameter: str) -> Any:
         """The first tokens of the source's words that share a stem with a word of `parameter`'s name and that the

@@ -20,6 +20,7 @@ class Param:
     default: Any = None  # a parameter with a default is optional
     pool: str | None = None  # where values come from (the enum, or POOLS[pool or name])
     words: tuple[str, str] = ("yes", "no")  # how a question says True and False
+    grouped: bool = False  # a number written with thousands separators ("$1,250,000"), as people write money
 
     @property
     def required(self) -> bool:
@@ -108,6 +109,16 @@ POOLS: dict[str, tuple[Any, ...]] = {
     "watts": (60, 800, 1500, 2000),
     "area": (12.0, 24.5, 38.0, 55.0),
     "flavor_days": (3, 7, 12, 20),
+    "loan": (18500.0, 36000.0, 240000.0, 675000.0, 1250000.0),
+    "goal": (25000.0, 150000.0, 2000000.0, 48500.0),
+    "donation": (1500.0, 12000.0, 250.0, 40000.0),
+    "match": (25, 50, 100),
+    "campaign": ("Clean Rivers", "Winter Coats", "Library Renewal", "Meals on Wheels"),
+    "census_year": (1990, 2005, 2010, 2020),
+    "headcount": (9800, 48200, 275000, 1350000),
+    "km2": (12.5, 88.0, 310.0, 1540.0),
+    "sqft": (950, 1850, 2400, 3600, 12500),
+    "salary": (42000.0, 68500.0, 115000.0, 1200000.0),
     "inscription": ("Happy birthday Ana", "Well done Jonas", "Welcome home"),
 }
 
@@ -758,6 +769,157 @@ FAMILIES: tuple[Family, ...] = (
             ),
         ),
     ),
+    Family(
+        "loans",
+        (
+            Fn(
+                "loan_monthly_payment",
+                "Monthly payment of a fixed-rate loan.",
+                (
+                    p("principal", "float", "Amount borrowed, in dollars.", pool="loan", grouped=True),
+                    p("annual_rate", "float", "Yearly interest in percent.", pool="percent"),
+                    p("years", "integer", "Length of the loan in years."),
+                    p(
+                        "include_insurance",
+                        "boolean",
+                        "Whether payment protection insurance is added.",
+                        default=False,
+                        words=("including insurance", "without insurance"),
+                    ),
+                ),
+                (
+                    "What is the monthly payment on a ${principal} loan at {annual_rate}% over {years} years?",
+                    "Monthly payment for borrowing ${principal} over {years} years at {annual_rate}%, "
+                    "{include_insurance}?",
+                ),
+            ),
+            Fn(
+                "loan_total_interest",
+                "Total interest paid over the life of a loan.",
+                (
+                    p("principal", "float", "Amount borrowed, in dollars.", pool="loan", grouped=True),
+                    p("annual_rate", "float", "Yearly interest in percent.", pool="percent"),
+                    p("years", "integer", "Length of the loan in years."),
+                ),
+                ("How much interest do I pay in total on ${principal} borrowed for {years} years at {annual_rate}%?",),
+            ),
+        ),
+    ),
+    Family(
+        "charity_drives",
+        (
+            Fn(
+                "campaign_progress",
+                "How much a fundraising campaign has raised toward its goal.",
+                (
+                    p("campaign", "string", "The campaign's name."),
+                    p("goal", "float", "The goal in dollars.", grouped=True),
+                    p(
+                        "include_donor_count",
+                        "boolean",
+                        "Whether the number of donors is reported too.",
+                        default=False,
+                        words=("with the donor count", "without the donor count"),
+                    ),
+                ),
+                (
+                    "How close is the {campaign} campaign to its ${goal} goal?",
+                    "Progress of {campaign} toward ${goal}, {include_donor_count}, please.",
+                ),
+            ),
+            Fn(
+                "matched_donation_total",
+                "What a donation comes to once an employer matches part of it.",
+                (
+                    p("amount", "float", "The donation in dollars.", pool="donation", grouped=True),
+                    p("match_percent", "integer", "Share the employer matches, in percent.", pool="match"),
+                ),
+                ("If I give ${amount} and my employer matches {match_percent}%, what is the total?",),
+            ),
+        ),
+    ),
+    Family(
+        "population",
+        (
+            Fn(
+                "city_population",
+                "Number of people living in a city in a given year.",
+                (
+                    p("city", "string", "City name."),
+                    p("year", "integer", "Census year.", pool="census_year"),
+                    p(
+                        "include_growth_rate",
+                        "boolean",
+                        "Whether the yearly growth rate is given too.",
+                        default=False,
+                        words=("and its growth rate", "without the growth rate"),
+                    ),
+                ),
+                (
+                    "How many people lived in {city} in {year}?",
+                    "Population of {city} in {year} {include_growth_rate}, please.",
+                ),
+            ),
+            Fn(
+                "population_density",
+                "People per square kilometer.",
+                (
+                    p("population", "integer", "Number of inhabitants.", pool="headcount", grouped=True),
+                    p("area_km2", "float", "Area in square kilometers.", pool="km2"),
+                ),
+                ("What is the density of a town of {population} people over {area_km2} square kilometers?",),
+            ),
+        ),
+    ),
+    Family(
+        "house_prices",
+        (
+            Fn(
+                "house_value_estimate",
+                "Estimate what a house would sell for.",
+                (
+                    p("area_sqft", "integer", "Living area in square feet.", pool="sqft", grouped=True),
+                    p("bedrooms", "integer", "Number of bedrooms.", pool="small_int"),
+                    p("city", "string", "City name."),
+                    p(
+                        "detailed",
+                        "boolean",
+                        "Whether a detailed breakdown of the estimate is returned.",
+                        default=False,
+                        words=("with a detailed breakdown", "without a detailed breakdown"),
+                    ),
+                ),
+                (
+                    "What would a {bedrooms}-bedroom house of {area_sqft} square feet in {city} sell for?",
+                    "Estimate a {area_sqft} sq ft house with {bedrooms} bedrooms in {city}, {detailed}.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "payroll",
+        (
+            Fn(
+                "net_salary",
+                "Yearly take-home pay after tax.",
+                (
+                    p("gross_salary", "float", "Gross yearly salary in dollars.", pool="salary", grouped=True),
+                    p("tax_rate", "float", "Tax rate in percent.", pool="percent"),
+                    p(
+                        "include_bonus",
+                        "boolean",
+                        "Whether the yearly bonus is counted.",
+                        default=False,
+                        words=("including my bonus", "not counting my bonus"),
+                    ),
+                ),
+                (
+                    "What is my take-home pay on a ${gross_salary} salary taxed at {tax_rate}%?",
+                    "Net pay on ${gross_salary} at a {tax_rate}% tax rate, {include_bonus}?",
+                ),
+            ),
+        ),
+    ),
 )
 
 
@@ -858,5 +1020,36 @@ DECOYS: dict[str, Fn] = {
     "open_volunteer_shifts": _decoy(
         "volunteer_hours_logged", "Hours a volunteer has logged with an organization.",
         p("organization", "string", "The organization."), p("volunteer", "string", "Volunteer's name."),
+    ),
+    "loan_monthly_payment": _decoy(
+        "loan_early_payoff_fee", "Fee charged for paying a loan off early.",
+        p("principal", "float", "Amount still owed, in dollars."), p("years", "integer", "Years left."),
+    ),
+    "loan_total_interest": _decoy(
+        "max_affordable_loan", "Largest loan a monthly budget can carry.",
+        p("monthly_budget", "float", "Monthly budget in dollars."), p("annual_rate", "float", "Yearly interest."),
+    ),
+    "campaign_progress": _decoy(
+        "campaign_end_date", "Date a fundraising campaign closes.", p("campaign", "string", "The campaign's name.")
+    ),
+    "matched_donation_total": _decoy(
+        "donation_tax_deduction", "Tax deduction a donation earns.",
+        p("amount", "float", "The donation in dollars."),
+    ),
+    "city_population": _decoy(
+        "city_median_age", "Median age of a city's residents in a given year.",
+        p("city", "string", "City name."), p("year", "integer", "Census year."),
+    ),
+    "population_density": _decoy(
+        "population_doubling_time", "Years for a population to double at a growth rate.",
+        p("growth_rate", "float", "Yearly growth in percent."),
+    ),
+    "house_value_estimate": _decoy(
+        "house_rent_estimate", "Estimate the monthly rent a house would fetch.",
+        p("area_sqft", "integer", "Living area in square feet."), p("city", "string", "City name."),
+    ),
+    "net_salary": _decoy(
+        "salary_percentile", "Where a salary ranks among a city's salaries.",
+        p("gross_salary", "float", "Gross yearly salary."), p("city", "string", "City name."),
     ),
 }  # fmt: skip

@@ -65,6 +65,8 @@ def _pool(prm: Param) -> Sequence[Any]:
 def _text(prm: Param, value: Any) -> str:
     if isinstance(value, bool):
         return prm.words[0] if value else prm.words[1]
+    if prm.grouped:
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
     return str(value)
 
 
