@@ -260,3 +260,26 @@ def test_ray_refuses_what_it_cannot_do_with_a_clear_error(tmp_path):
     too_many = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "b"), "--executor", "ray", "--workers", "64"])
     assert too_many.exit_code == 2 and "64 workers x 1 CPUs need 64 CPUs" in " ".join(too_many.output.split())
     assert not (tmp_path / "b" / "results.jsonl").exists()
+
+
+def test_ray_refuses_workers_that_run_another_checkout(tmp_path):
+    # Ray puts the driver's working directory first on its workers' path: a run started in one checkout with
+    # PYTHONPATH naming another had its jobs run by the first (the "before" side of a comparison was the "after")
+    import shutil
+
+    import toollab
+
+    here = Path(toollab.__file__).parent
+    other = tmp_path / "other"
+    shutil.copytree(here, other / "toollab", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    script = tmp_path / "start.py"
+    script.write_text(
+        "from toollab.scale.ray_cluster import RayExecutor\n"
+        "try:\n    RayExecutor(workers=1).start()\nexcept RuntimeError as error:\n    print('REFUSED', error)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(here.parent)}
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=other, env=env, capture_output=True, text=True, timeout=300
+    )
+    said = " ".join(done.stdout.split())
+    assert "REFUSED the Ray workers import toollab from" in said and str(other) in said, done.stdout + done.stderr

@@ -62,6 +62,12 @@ class Worker:
     async def pid(self) -> int:
         return os.getpid()
 
+    async def source(self) -> str:
+        """Where this worker's toollab comes from."""
+        import toollab
+
+        return str(toollab.__file__)
+
 
 class RayExecutor:
     remote = True
@@ -116,7 +122,23 @@ class RayExecutor:
             raise TimeoutError(
                 f"{count} Ray workers did not start within {START_SECONDS:g} s (is the cluster short of CPUs?)"
             ) from None
+        if self.address is None:
+            self._same_source(ray.get(self.workers[0].source.remote()))
         self.description = f"Ray ({self.address or 'local cluster on 127.0.0.1'}), {count} workers x {self.concurrency}"
+
+    def _same_source(self, theirs: str) -> None:
+        """Workers on this machine must run the toollab this process runs: Ray puts the driver's working directory
+        first on its workers' `sys.path`, so a run started in one checkout with PYTHONPATH naming another had its
+        jobs run by the checkout it was started in."""
+        import toollab
+
+        ours = str(toollab.__file__)
+        if os.path.realpath(theirs) != os.path.realpath(ours):
+            self.close()
+            raise RuntimeError(
+                f"the Ray workers import toollab from {theirs}, this process from {ours}: start the run from the "
+                "checkout it should measure (Ray puts this process's working directory first on its workers' path)"
+            )
 
     async def run(
         self, jobs: Sequence[Job[Any]], on_done: OnDone[Any] | None = None, on_lost: OnLost[Any] | None = None
