@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -307,6 +308,29 @@ def test_a_flag_the_request_names_takes_the_value_it_says_for_the_grammar():
     assert grammar["properties"]["hourly"] == {"type": "boolean", "enum": [True]}
     assert forecast.parameters["properties"]["hourly"] == {"type": "boolean"}  # the tool itself is unchanged
     assert mentioned_required(forecast, "Forecast for Lima") is forecast
+
+
+def test_a_place_parameter_whose_description_asks_its_region_is_found():
+    from toollab.models.local_mentions import region_parameters
+
+    def place(description: str) -> ToolSpec:
+        schema = {"type": "object", "properties": {"location": {"type": "string", "description": description}}}
+        return ToolSpec("find", "Find.", schema)
+
+    assert region_parameters([place("The city and state, e.g. Denver, CO")]) == {"location"}
+    assert region_parameters([place("City and country where it is.")]) == {"location"}
+    assert region_parameters([place("e.g. San Francisco, CA")]) == {"location"}
+    assert region_parameters([place("The city name, e.g. Denver")]) == frozenset()
+    assert region_parameters([place("A state of the art model.")]) == frozenset()
+    from toollab.models.local_steering import _REGION
+
+    def region_after(value: str, text: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(value)}{_REGION}", text) is not None
+
+    assert region_after("Denver", "around Denver, Colorado with pediatrics") and region_after("Boston", "in Boston, MA")
+    assert region_after("New York City", "of New York City, NY,  and Los Angeles, CA")
+    assert not region_after("Paris", "Paris, Rome and Oslo") and not region_after("Lima", "Lima, Quito, Bogota")
+    assert not region_after("New York City", "New York City, Los Angeles, Alabama")  # places listed
 
 
 def test_numbers_lose_their_thousands_separators_where_values_are_copied():
@@ -629,6 +653,28 @@ def test_a_grouped_number_is_copied_whole_and_a_named_flag_takes_the_value_said(
     asked = [UserMessage(content="Monthly payment for borrowing $1,250,000 over 15 years at 5.0%?")]
     (call,) = asyncio.run(steered["on"].request(asked, params)).message.tool_calls
     assert call.args_as_dict() == {"principal": 1250000, "annual_rate": 5.0, "years": 15}, call
+
+
+@pytest.mark.slow
+def test_a_place_value_keeps_its_region_where_the_description_asks_for_it(steered):
+    # "The city and state": SmolLM2 wrote "Denver", then a second call for "Colorado"
+    hospitals = ToolSpec(
+        "hospital_locate",
+        "Locate nearby hospitals.",
+        {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "The city and state, e.g. Denver, CO"},
+                "radius": {"type": "integer", "description": "Radius in km."},
+            },
+            "required": ["location", "radius"],
+        },
+    )
+    asked = [
+        UserMessage(content="Find a hospital within 5 km radius around Boise, Idaho with a pediatrics department.")
+    ]
+    (call,) = asyncio.run(steered["on"].request(asked, RequestParams([hospitals], "required"))).message.tool_calls
+    assert call.args_as_dict()["location"] in ("Boise, Idaho", "Boise, ID"), call
 
 
 @pytest.mark.slow

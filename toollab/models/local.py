@@ -32,7 +32,7 @@ from toollab.models import local_weights
 from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_gate import decide
-from toollab.models.local_mentions import ExpressionHint, mentioned_required
+from toollab.models.local_mentions import ExpressionHint, mentioned_required, region_parameters
 from toollab.models.local_parts import best_tool, joined, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
@@ -102,6 +102,7 @@ class TurnContext:
     finish: str | None = None
     failed_turn: str | None = None
     expression: ExpressionHint | None = None  # what the chain's expression should hold (`ExpressionHint`)
+    regions: frozenset[str] = frozenset()  # parameters whose values name a place with its region (`region_parameters`)
 
 
 def failed_turn(messages: Sequence[Message]) -> str | None:
@@ -247,7 +248,12 @@ class LocalModel:
             params, gated = await decide(self, messages, params, text)
             hint = ExpressionHint.of(messages, params) if self.operands else None
             context = TurnContext(
-                last_request(messages), results_since_request(messages), params.finish, failed_turn(messages), hint
+                last_request(messages),
+                results_since_request(messages),
+                params.finish,
+                failed_turn(messages),
+                hint,
+                region_parameters(params.tools),
             )
             # a part's best tool is found by MiniLM: on the torch thread, as the gate's relevance is (`decide`)
             turns = await local_weights.on_torch_thread_async(self._turns, messages, params, tools, text, context)

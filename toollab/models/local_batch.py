@@ -198,7 +198,14 @@ class DecodeRow:
         if model.grounding and matcher is not None and context.request and model.format.envelope is not None:
             listed = partial(listed_next, request=context.request) if model.listed and not context.results else None
             self.steer = Grounding(
-                self.tokenizer, context.request, context.results, model.grounding, model.format, context.finish, listed
+                self.tokenizer,
+                context.request,
+                context.results,
+                model.grounding,
+                model.format,
+                context.finish,
+                listed,
+                context.regions,
             )
         # coverage: the request's values, while a first calling turn may not end with some of them in no call;
         # listed: the request, while it may not end with an item of a list its calls took from in no call

@@ -40,6 +40,25 @@ def names(parameter: str, schema: dict[str, Any], request: str) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(str(v).lower())}(?!\w)", said) for v in enum if str(v).strip())
 
 
+_REGION_EXAMPLE = re.compile(r"\b[A-Z][\w.]*(?: [A-Z][\w.]*)*, [A-Z]")  # "e.g. San Francisco, CA"
+_REGION_WORDS = re.compile(r"\bcity\b.*\b(?:state|country|province|region)\b", re.IGNORECASE | re.DOTALL)
+
+
+def region_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
+    """The string parameters whose descriptions ask for a place with its region: an example written "City, Region"
+    ("e.g. Denver, CO") or the words ("the city and state"). Their values go on past a comma where the request's
+    does ("Denver, Colorado"): SmolLM2 stopped at the city."""
+    found = set()
+    for tool in tools:
+        for name, schema in (tool.parameters.get("properties") or {}).items():
+            if not isinstance(schema, dict) or schema.get("type") != "string":
+                continue
+            said = str(schema.get("description", ""))
+            if _REGION_EXAMPLE.search(said) or _REGION_WORDS.search(said):
+                found.add(name)
+    return frozenset(found)
+
+
 def said_flag(parameter: str, request: str) -> bool | None:
     """The value the request gives a boolean parameter by naming it: True where it names every telling word of the
     parameter's name ("with the donor count" for `include_donor_count`, "a detailed breakdown" for `detailed`),

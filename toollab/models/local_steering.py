@@ -265,6 +265,8 @@ _GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # 1,250,000 and 40,0
 _NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or array item) being written, so far
 _ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _QUOTE = re.compile(r'(?<!\\)"')
+# a comma and a capitalised name that is not followed by another listed name ("Denver, Colorado with ...")
+_REGION = r",\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*(?!\s*,\s*[A-Z]|\s+(?:and|or)\b|\s+[A-Z]|[\w.])"
 
 
 def without_separators(text: str) -> str:
@@ -298,6 +300,7 @@ class Grounding:
         format: Format,
         finish: str | None,
         listed: Callable[[Sequence[ToolCall]], tuple[set[str], list[str]]] | None = None,
+        regions: frozenset[str] = frozenset(),
     ):
         import torch
 
@@ -334,6 +337,7 @@ class Grounding:
         self.active = self.sources["all"]
         self.spent: Any = None
         self.tokenizer = tokenizer
+        self.regions = regions
         self.listed = listed
         self.listed_parameters: set[str] = set()
         self.wanted: Any = None  # first tokens of the list items no call holds yet
@@ -411,11 +415,20 @@ class Grounding:
         key = _KEY.search(text) if writing or self.listed_parameters else None
         if writing and key is not None and (kind := self._kind_tokens(key.group(1))) is not None:
             logits[kind] -= PENALTY  # a value does not go on with its parameter's kind ("Rosewood finish")
+        region = key is not None and key.group(1) in self.regions
+        if writing and value is not None and region and self._region_follows(value.group(1)):
+            logits[self.closing] -= PENALTY  # "Denver, Colorado" for "the city and state", not "Denver"
         if key is not None and key.group(1) in self.listed_parameters:  # a value a list's items vary
             if self.spent is not None:
                 logits[self.spent] -= 2 * self.strength
             if self.wanted is not None and opening is not None:
                 logits[self.wanted] += self.strength
+
+    def _region_follows(self, value: str) -> bool:
+        """Whether the source writes `value` (not holding a comma yet: one region), from a word's start, followed by a
+        comma and a capitalised name that ends the list there: "Denver, Colorado with ...", not "New York City, Los
+        Angeles, Alabama" nor "Paris, Rome and Oslo" (places listed)."""
+        return "," not in value and re.search(rf"(?<!\w){re.escape(value)}{_REGION}", self.text) is not None
 
     def _go_on(self, logits: Any, digits: str, text: str) -> None:
         """A number value that has copied the leading group of a number the source writes with separators, or more

@@ -29,33 +29,35 @@ VOTES = 5  # candidates of a calling turn under `vote`: the greedy one and four 
 
 @dataclass(frozen=True)
 class Switches:
-    """`gate`: a turn that answers the user calls only when the request fits an offered tool (otherwise it
-    answers), instead of always calling. `select`: a request shows only the tools that fit it. `grounding`:
-    argument values copy the request and the results (with `listed`, a later call takes a list's next item); a
-    list's item or an object's key opens as a value does (not `"}}}`), and a list of strings ends where it takes
-    an item again or, past its second, one sharing no word with the request. `loop_guard`: no token loops inside a
-    call, and no number runs past 20 digits. `extra_calls`: a turn ends before a call that repeats one of its
-    calls or asks nothing the request asked (judged as soon as the call's JSON closes, so that the token budget
-    does not cut it off first). `one_call`: one call a turn.
+    """`gate`: a turn that answers the user calls only when the request fits an offered tool (otherwise it answers),
+    instead of always calling. `select`: a request shows only the tools that fit it. `grounding`: argument values
+    copy the request and the results (with `listed`, a later call takes a list's next item); a list's item or an
+    object's key opens as a value does (not `"}}}`), and a list of strings ends where it takes an item again or,
+    past its second, one sharing no word with the request; a number the request writes with separators
+    ("$1,250,000") is copied whole, and a place whose description asks its region keeps it ("Denver, Colorado").
+    `loop_guard`: no token loops inside a call, and no number runs past 20 digits. `extra_calls`: a turn ends before
+    a call that repeats one of its calls or asks nothing the request asked (judged as soon as the call's JSON
+    closes, so that the token budget does not cut it off first). `one_call`: one call a turn.
     `finish_after_results`: a turn after tool results is a finish (an answer from the results) instead of prose or
-    more calls. `direct_results`: a round whose calls all succeed ends the run with their results as the answer
-    (no answer written by the model; LangChain's return_direct): on the dev set's everyday tasks SmolLM2's own
-    answers after results lost 16 items and gained none against them. `demos`: the two worked requests (from the
-    dev set's train split) nearest the request are shown before it, with their calls in the model's format.
-    `vote`: a calling turn decodes five candidates (greedy and four samples) and keeps the calls most of them
-    make (self-consistency); it costs up to five times the decoding. `named_optionals`: an optional parameter the
-    request names (a word of its name, or an enum value) must be written. `coverage`: a turn's first calls may
-    not end the turn while a number, quoted span, capitalised name or listed word ("fern, cactus and basil") of
-    the request is in none of them (up to four calls). `listed`: the same, for the items of a list in the request
-    one of the turn's calls took a value from ("Paris" of "Paris, Rome and Oslo": Rome and Oslo want calls too); on
-    the dev set it won 5 parallel items and lost none, on BFCL (50 a category) 1 and none. `decompose`: a first
-    calling turn whose request joins several requests ("... ? Also: ...") decodes one row per part, each seeing its
-    part alone as the request, and makes the parts' calls; on the dev set's parallel and parallel_multiple items (60
-    each) it won 21 and lost 4. `chain` (with `direct_results`): a round whose results leave arithmetic the request
-    asks undone ("How many more people live in A than in B?") is followed by one call of the offered calculator,
-    whose result is then the answer; a local model's expression there takes every number of the results and the
-    request's own, and the operators it names (`local_mentions.ExpressionHint`). On the everyday tasks' train split
-    it won 7 and lost none (the dev split has no task it applies to, and none changed)."""
+    more calls. `direct_results`: a round whose calls all succeed ends the run with their results as the answer (no
+    answer written by the model; LangChain's return_direct): on the dev set's everyday tasks SmolLM2's own answers
+    after results lost 16 items and gained none against them. `demos`: the two worked requests (from the dev set's
+    train split) nearest the request are shown before it, with their calls in the model's format. `vote`: a calling
+    turn decodes five candidates (greedy and four samples) and keeps the calls most of them make (self-consistency);
+    it costs up to five times the decoding. `named_optionals`: an optional parameter the request names (a word of
+    its name, or an enum value) must be written, and a flag it names takes the value it says ("without insurance":
+    false). `coverage`: a turn's first calls may not end the turn while a number, quoted span, capitalised name or
+    listed word ("fern, cactus and basil") of the request is in none of them (up to four calls). `listed`: the same,
+    for the items of a list in the request one of the turn's calls took a value from ("Paris" of "Paris, Rome and
+    Oslo": Rome and Oslo want calls too); on the dev set it won 5 parallel items and lost none, on BFCL (50 a
+    category) 1 and none. `decompose`: a first calling turn whose request joins several requests ("... ? Also: ...")
+    decodes one row per part, each seeing its part alone as the request, and makes the parts' calls; on the dev
+    set's parallel and parallel_multiple items (60 each) it won 21 and lost 4. `chain` (with `direct_results`): a
+    round whose results leave arithmetic the request asks undone ("How many more people live in A than in B?") is
+    followed by one call of the offered calculator, whose result is then the answer; a local model's expression
+    there takes every number of the results and the request's own, and the operators it names
+    (`local_mentions.ExpressionHint`). On the everyday tasks' train split it won 7 and lost none (the dev split has
+    no task it applies to, and none changed)."""
 
     gate: bool = True
     select: bool = True

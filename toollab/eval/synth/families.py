@@ -115,6 +115,8 @@ POOLS: dict[str, tuple[Any, ...]] = {
     "match": (25, 50, 100),
     "campaign": ("Clean Rivers", "Winter Coats", "Library Renewal", "Meals on Wheels"),
     "census_year": (1990, 2005, 2010, 2020),
+    "city_country": ("Porto, Portugal", "Cusco, Peru", "Nagoya, Japan", "Bergen, Norway", "Daejeon, South Korea"),
+    "city_state": ("Denver, Colorado", "Boise, Idaho", "Portland, Oregon", "Tucson, Arizona"),
     "headcount": (9800, 48200, 275000, 1350000),
     "km2": (12.5, 88.0, 310.0, 1540.0),
     "sqft": (950, 1850, 2400, 3600, 12500),
@@ -845,7 +847,7 @@ FAMILIES: tuple[Family, ...] = (
                 "city_population",
                 "Number of people living in a city in a given year.",
                 (
-                    p("city", "string", "City name."),
+                    p("city", "string", "The city and its country, e.g. Lisbon, Portugal.", pool="city_country"),
                     p("year", "integer", "Census year.", pool="census_year"),
                     p(
                         "include_growth_rate",
@@ -880,7 +882,7 @@ FAMILIES: tuple[Family, ...] = (
                 (
                     p("area_sqft", "integer", "Living area in square feet.", pool="sqft", grouped=True),
                     p("bedrooms", "integer", "Number of bedrooms.", pool="small_int"),
-                    p("city", "string", "City name."),
+                    p("city", "string", "The city and state, e.g. Austin, Texas.", pool="city_state"),
                     p(
                         "detailed",
                         "boolean",
