@@ -653,6 +653,25 @@ def test_a_grouped_number_is_copied_whole_and_a_named_flag_takes_the_value_said(
     asked = [UserMessage(content="Monthly payment for borrowing $1,250,000 over 15 years at 5.0%?")]
     (call,) = asyncio.run(steered["on"].request(asked, params)).message.tool_calls
     assert call.args_as_dict() == {"principal": 1250000, "annual_rate": 5.0, "years": 15}, call
+    # once the whole number is written it ends there (SmolLM2 went on to 6750000, then to 675000.5), unless a
+    # longer number of the request starts with its digits
+    import torch
+
+    from toollab.models.local_steering import PENALTY, Grounding
+
+    tokenizer = steered["on"].load().tokenizer
+
+    def barred(request: str, written: str, piece: str) -> bool:
+        logits = torch.zeros(len(tokenizer))
+        Grounding(tokenizer, request, "", 3.0, HERMES, "finish").bias(
+            logits, [], '<tool_call>\n{"name": "f", "arguments": {"principal": ' + written
+        )
+        return bool(logits[tokenizer(piece, add_special_tokens=False)["input_ids"][0]] < -PENALTY / 2)
+
+    loan = "Borrowing $675,000 over 20 years."
+    assert barred(loan, "675000", "0") and barred(loan, "675000", ".") and not barred(loan, "675000", ",")
+    assert not barred(loan, "6750", "0")  # the copy goes on (forced there)
+    assert not barred("$675,000 or 6750000 dollars", "675000", "0")
 
 
 @pytest.mark.slow

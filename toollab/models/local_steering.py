@@ -256,6 +256,12 @@ def runaway_item(text: str, source: str) -> bool:
 
 
 @functools.cache
+def number_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens that would go on with a number: opening with a digit, a point or an exponent's e."""
+    return tuple(i for i, t in enumerate(token_texts(tokenizer)) if re.match(r"[\d.eE]", t))
+
+
+@functools.cache
 def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
     """The tokens that open with a comma, or with a quote and a comma (spaces allowed), found once per tokenizer."""
     return tuple(i for i, t in enumerate(token_texts(tokenizer)) if re.match(r'\s*"?\s*,', t))
@@ -331,6 +337,7 @@ class Grounding:
         self.bad_openings = tuple(torch.tensor(t, dtype=torch.long) for t in (before, after, quoted_punctuation))
         self.commas = torch.tensor(comma_tokens(tokenizer), dtype=torch.long)
         self.comma_ids = set(comma_tokens(tokenizer))
+        self.number_goes_on = torch.tensor(number_tokens(tokenizer), dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
@@ -434,11 +441,16 @@ class Grounding:
         """A number value that has copied the leading group of a number the source writes with separators, or more
         of it, goes on with its next digit (or its decimal point): a JSON number has no separator, and at the barred
         comma SmolLM2 took the point ("$18,500": 18.5). Where another number of the source starts with the same
-        digits ("1,250,000" and "15 years"), only when the model's likeliest token opens with a comma."""
+        digits ("1,250,000" and "15 years"), only when the model's likeliest token opens with a comma. Once the whole
+        number is written, it ends there (unless a longer number of the source starts with it)."""
         if len(_QUOTE.findall(text)) % 2:
             return  # inside a string (an array's item)
         going = {plain for plain, lead in self.grouped if lead <= len(digits) < len(plain) and plain.startswith(digits)}
         if not going:
+            if any(digits == plain for plain, _ in self.grouped) and not any(
+                n.startswith(digits) and n != digits for n in self.numbers
+            ):  # the whole copy is written: it goes on no further (SmolLM2 wrote 6750000, then 675000.5)
+                logits[self.number_goes_on] -= PENALTY
             return
         # where another number starts so too, the model's own wish decides: a comma next is the grouped one's copy
         if any(n.startswith(digits) for n in self.numbers - going) and int(logits.argmax()) not in self.comma_ids:
