@@ -20,6 +20,7 @@ from toollab.tools.arithmetic import MAX_INT_DIGITS, evaluate
         (" 1_000 * 3 ", 3000),
         ("2 ** 3 ** 2", 512),
         ("1e3 / 8", 125.0),
+        ("1,250 + 3,400.5", 4650.5),  # thousands separators, as people write them
     ],
 )
 def test_arithmetic(expression, expected):

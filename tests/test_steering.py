@@ -334,7 +334,7 @@ def test_a_place_parameter_whose_description_asks_its_region_is_found():
 
 
 def test_numbers_lose_their_thousands_separators_where_values_are_copied():
-    from toollab.models.local_steering import without_separators
+    from toollab.tools.arithmetic import without_separators
 
     assert without_separators("a payout of $1,000,000 and 500,000 shares") == "a payout of $1000000 and 500000 shares"
     unchanged = "1,2345 and 12,34"

@@ -18,8 +18,9 @@ from toollab.harness.chain import EXPRESSION, calls_since_request, expression_to
 from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
 from toollab.harness.request import RequestParams
 from toollab.models.local_names import name_words, same_stem
-from toollab.models.local_steering import call_values, without_separators
+from toollab.models.local_steering import call_values
 from toollab.tools import ToolSpec
+from toollab.tools.arithmetic import without_separators
 
 # Words of parameter names too general to say the request means that parameter ("type", "name", "value").
 MAX_COVERED_CALLS = 4  # coverage keeps a turn going up to this many calls (BFCL's parallel items ask 2 to 4)

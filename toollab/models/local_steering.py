@@ -16,6 +16,8 @@ from typing import Any
 from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
 from toollab.models.local_names import name_words, same_stem
+from toollab.tools.arithmetic import GROUPED as _GROUPED
+from toollab.tools.arithmetic import without_separators
 
 LOOP_SPAN = 8  # a loop is a block of tokens repeated back to back over at least this many tokens
 LOOP_REPEATS = 3  # ... at least this many times
@@ -267,18 +269,11 @@ def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
     return tuple(i for i, t in enumerate(token_texts(tokenizer)) if re.match(r'\s*"?\s*,', t))
 
 
-_GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # 1,250,000 and 40,000.5
 _NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or array item) being written, so far
 _ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _QUOTE = re.compile(r'(?<!\\)"')
 # a comma and a capitalised name that is not followed by another listed name ("Denver, Colorado with ...")
 _REGION = r",\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*(?!\s*,\s*[A-Z]|\s+(?:and|or)\b|\s+[A-Z]|[\w.])"
-
-
-def without_separators(text: str) -> str:
-    """`text` with the thousands separators of its numbers taken out ("$1,250,000" -> "$1250000"): a JSON number
-    has none, and a copy of the request's digits stopped at the first comma (`"total_payout": 1`)."""
-    return _GROUPED.sub(lambda m: m.group().replace(",", ""), text)
 
 
 class Grounding:

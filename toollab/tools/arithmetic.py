@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,13 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Pow: operator.pow,
 }
 _ALLOWED = "numbers, + - * / // % **, unary minus and brackets"
+GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # 1,250,000 and 40,000.5
+
+
+def without_separators(text: str) -> str:
+    """`text` with the thousands separators of its numbers taken out ("$1,250,000" -> "$1250000"), as people write
+    them and neither Python nor JSON reads them."""
+    return GROUPED.sub(lambda m: m.group().replace(",", ""), text)
 
 
 def _digits(x: float) -> float:
@@ -79,8 +87,8 @@ def evaluate(expression: str) -> float:
     """Evaluate an arithmetic expression safely; raises ToolError with a message for the model."""
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ToolError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
-    try:
-        tree = ast.parse(expression.strip(), mode="eval")
+    try:  # a comma has no other meaning here: "1,250 + 3,400" is 4650
+        tree = ast.parse(without_separators(expression.strip()), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise ToolError(f"not an arithmetic expression ({type(exc).__name__}); use {_ALLOWED}") from None
     try:
