@@ -67,6 +67,8 @@ def said_flag(parameter: str, request: str) -> bool | None:
     "not counting my bonus"), None where it does not name them all. Left to choose, SmolLM2 wrote false for most
     flags a request asked for ("including precipitation details": `include_precipitation` false)."""
     telling = [w for w in name_words(parameter) if w not in _FLAG_VERBS]
+    if not telling:
+        return None
     said = request.lower()
     words = [m for m in _WORD.finditer(said) if len(m.group()) >= 3]
     first = len(said)
@@ -75,8 +77,6 @@ def said_flag(parameter: str, request: str) -> bool | None:
         if not hits:
             return None
         first = min(first, hits[0])
-    if not telling:
-        return None
     clause = re.split(r"[,.;:!?]|\band\b|\bbut\b", said[:first])[-1]
     return not _NEGATIONS.intersection(_WORD.findall(clause)[-3:])
 

@@ -179,6 +179,7 @@ _SEPARATORS = {"", ",", ".", ";", ":", "?", "!", ")", "]", "}", "'", '"', "),", 
 _VALUE = re.compile(r""":\s?("?)$""")  # inside a JSON call, where a value starts (or right after its quote)
 _ITEM_OPENED = re.compile(r"""[\[{,]\s?"$""")  # right after the quote of an array's item or an object's key
 _OPEN_ARRAY = re.compile(r"""\[([^\[\]]*)$""")  # the array being written (none nested in it), what it holds so far
+_QUOTE = re.compile(r'(?<!\\)"')  # a quote that opens or closes a JSON string
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _ITEM_WORD = re.compile(r"[^\W_]{3,}|\d+")
 _ITEM_NEXT = re.compile(r"""[\[{,]\s?$""")  # where an array's next item or an object's next key may open
@@ -246,7 +247,7 @@ def runaway_item(text: str, source: str) -> bool:
     item not."""
     array = _OPEN_ARRAY.search(text)
     held = array.group(1).rstrip() if array is not None else ""
-    if len(re.findall(r'(?<!\\)"', held)) % 2:  # inside an item: judged as if it closed now (`",` is one token)
+    if len(_QUOTE.findall(held)) % 2:  # inside an item: judged as if it closed now (`",` is one token)
         held += '"'
     if not held.endswith('"'):
         return False
@@ -271,7 +272,6 @@ def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
 
 _NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or array item) being written, so far
 _ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_QUOTE = re.compile(r'(?<!\\)"')
 # a comma and a capitalised name that is not followed by another listed name ("Denver, Colorado with ...")
 _REGION = r",\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*(?!\s*,\s*[A-Z]|\s+(?:and|or)\b|\s+[A-Z]|[\w.])"
 
