@@ -7,6 +7,7 @@ import dataclasses
 import json
 import random
 from collections import defaultdict
+from datetime import datetime
 
 import pytest
 
@@ -31,9 +32,21 @@ def bfcl_names_and_questions() -> tuple[set[str], set[str]]:
     return names, questions
 
 
+_DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d-%m-%Y")
+
+
 def _said(value: object, text: str) -> bool:
-    """Whether `text` writes `value`: as Python prints it, or with thousands separators (money: "$18,500")."""
+    """Whether `text` writes `value`: as Python prints it, with thousands separators (money: "$18,500"), or a date
+    in words ("March 14, 2027" for "03/14/2027")."""
+    from toollab.eval.synth.generate import spoken_date
+
     grouped = isinstance(value, (int, float)) and f"{value:,.0f}" in text and float(value).is_integer()
+    for form in _DATE_FORMATS:
+        try:
+            if spoken_date(datetime.strptime(str(value), form).date()).lower() in text.lower():
+                return True
+        except ValueError:
+            continue
     return str(value).lower() in text.lower() or grouped
 
 
@@ -245,3 +258,24 @@ def test_eval_synth_on_the_command_line_runs_the_split_asked_for(tmp_path):
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [r["id"] for r in records] == ["synth_simple_test_0", "synth_simple_test_1"]
     assert all(r["valid"] for r in records)  # the ground truth, written and read back
+
+
+def test_a_spoken_date_is_written_in_words_and_answered_in_the_parameters_format():
+    from datetime import date
+
+    from toollab.eval.synth.generate import spoken_date
+
+    ways = [spoken_date(date(2027, 3, d)) for d in range(1, 5)]
+    assert ways == ["1 March 2027", "March 2nd, 2027", "the 3rd of March 2027", "March 4, 2027"]
+    formats = {"ferry_sailings": "%Y-%m-%d", "bike_service_booking": "%m/%d/%Y", "concert_ticket_prices": "%d-%m-%Y"}
+    seen = set()
+    for item in load_synth(["synth_simple", "synth_multiple"], "dev", 60):
+        asked = item.turns[0][0]["content"]
+        for answer in item.answer:
+            ((name, arguments),) = answer.items()
+            if name in formats:
+                (value,) = arguments["date"]
+                day = datetime.strptime(value, formats[name]).date()
+                assert value not in asked and spoken_date(day) in asked, (asked, value)
+                seen.add(name)
+    assert seen == set(formats)

@@ -21,6 +21,7 @@ class Param:
     pool: str | None = None  # where values come from (the enum, or POOLS[pool or name])
     words: tuple[str, str] = ("yes", "no")  # how a question says True and False
     grouped: bool = False  # a number written with thousands separators ("$1,250,000"), as people write money
+    spoken: str = ""  # a date the question writes in words ("March 14, 2027"); its value in this strftime format
 
     @property
     def required(self) -> bool:
@@ -122,6 +123,9 @@ POOLS: dict[str, tuple[Any, ...]] = {
     "sqft": (950, 1850, 2400, 3600, 12500),
     "salary": (42000.0, 68500.0, 115000.0, 1200000.0),
     "inscription": ("Happy birthday Ana", "Well done Jonas", "Welcome home"),
+    "ferry_route": ("Saltcove to Gull Point", "Westhaven to Port Elin", "Harborfront to Old Town"),
+    "bike_shop": ("Spoke & Chain", "Two Wheels Depot", "Hill Climb Cycles"),
+    "band": ("The Lantern Fields", "Lumen Choir", "Velvet Harbor", "Nine Small Suns"),
 }
 
 
@@ -553,12 +557,57 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "ferries",
+        (
+            Fn(
+                "ferry_sailings",
+                "Ferry sailings on a route on a given day.",
+                (
+                    p("route", "string", "The route.", pool="ferry_route"),
+                    p("date", "string", "Travel date in YYYY-MM-DD format.", spoken="%Y-%m-%d"),
+                ),
+                ("Which ferries sail {route} on {date}?", "Show me the {route} ferry times for {date}."),
+            ),
+        ),
+    ),
+    Family(
+        "bike_repair",
+        (
+            Fn(
+                "bike_service_booking",
+                "Book a bicycle service at a repair shop.",
+                (
+                    p("shop", "string", "Repair shop name.", pool="bike_shop"),
+                    p("date", "string", "Appointment date, format MM/DD/YYYY.", spoken="%m/%d/%Y"),
+                ),
+                ("Book my bike in at {shop} on {date}.", "Can {shop} service my bicycle on {date}?"),
+            ),
+        ),
+    ),
+    Family(
+        "concert_tickets",
+        (
+            Fn(
+                "concert_ticket_prices",
+                "Ticket prices for a band's concert on a date.",
+                (
+                    p("band", "string", "The band."),
+                    p("date", "string", "Concert date (DD-MM-YYYY).", spoken="%d-%m-%Y"),
+                ),
+                ("How much are tickets to see {band} on {date}?", "Ticket prices for {band}, {date}?"),
+            ),
+        ),
+    ),
+    Family(
         "tides",
         (
             Fn(
                 "tide_table",
                 "High and low tide times at a harbor on a date.",
-                (p("harbor", "string", "Harbor name."), p("date", "string", "Date, YYYY-MM-DD.")),
+                (
+                    p("harbor", "string", "Harbor name."),
+                    p("date", "string", "Date, YYYY-MM-DD.", spoken="%Y-%m-%d"),
+                ),
                 ("When is high tide at {harbor} on {date}?", "Tide times for {harbor}, {date}."),
             ),
         ),
@@ -1014,6 +1063,17 @@ DECOYS: dict[str, Fn] = {
     ),
     "episode_runtime": _decoy(
         "episode_release_date", "Date an episode was published.", p("episode_id", "string", "Episode id.")
+    ),
+    "ferry_sailings": _decoy(
+        "ferry_fares", "Ticket prices on a ferry route.", p("route", "string", "The route.")
+    ),
+    "bike_service_booking": _decoy(
+        "bike_parts_stock", "Whether a repair shop has a bicycle part in stock.",
+        p("shop", "string", "Repair shop name."), p("part", "string", "The part."),
+    ),
+    "concert_ticket_prices": _decoy(
+        "concert_setlist", "Songs a band played at a concert on a date.",
+        p("band", "string", "The band."), p("date", "string", "Concert date (DD-MM-YYYY)."),
     ),
     "tide_table": _decoy(
         "sea_temperature", "Water temperature at a harbor on a date.",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
+from datetime import date, datetime
 from typing import Any
 
 from toollab.eval.bfcl.data import Item
@@ -59,12 +60,33 @@ def _pool(prm: Param) -> Sequence[Any]:
         return prm.enum
     if prm.type == "boolean":
         return (True, False)
+    if prm.spoken:
+        return tuple(date.fromisoformat(d).strftime(prm.spoken) for d in POOLS[prm.pool or "date"])
     return POOLS[prm.pool or prm.name]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def spoken_date(day: date) -> str:
+    """A date as people write it in a request, in one of four ways chosen by the date ("March 14, 2027",
+    "14 March 2027", "March 14th, 2027", "the 14th of March 2027")."""
+    month = day.strftime("%B")
+    ways = (
+        f"{month} {day.day}, {day.year}",
+        f"{day.day} {month} {day.year}",
+        f"{month} {_ordinal(day.day)}, {day.year}",
+        f"the {_ordinal(day.day)} of {month} {day.year}",
+    )
+    return ways[day.toordinal() % len(ways)]
 
 
 def _text(prm: Param, value: Any) -> str:
     if isinstance(value, bool):
         return prm.words[0] if value else prm.words[1]
+    if prm.spoken:
+        return spoken_date(datetime.strptime(value, prm.spoken).date())
     if prm.grouped:
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
     return str(value)
