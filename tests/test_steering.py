@@ -166,8 +166,9 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert off.local_options() == {
         "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
         "votes": 1, "named_optionals": False, "coverage": False, "listed": False, "decompose": False,
-        "operands": False,
+        "operands": False, "dates": False,
     }  # fmt: skip
+    assert default.local_options()["dates"] and not Switches.parse("dates=off").local_options()["dates"]
     assert Switches.parse("vote=on").local_options()["votes"] > 1
     assert Switches.parse("demos=on").local_options()["demos"] is not None
     assert Switches.parse("gate=off, one_call=on").policy().first_turn == "required"
@@ -672,6 +673,55 @@ def test_a_grouped_number_is_copied_whole_and_a_named_flag_takes_the_value_said(
     assert barred(loan, "675000", "0") and barred(loan, "675000", ".") and not barred(loan, "675000", ",")
     assert not barred(loan, "6750", "0")  # the copy goes on (forced there)
     assert not barred("$675,000 or 6750000 dollars", "675000", "0")
+
+
+def test_a_date_parameter_takes_the_requests_dates_in_the_format_its_description_asks():
+    from toollab.models.local_dates import date_format, dates_in, written_as_asked
+    from toollab.models.local_mentions import listed_with, mentioned_required
+
+    assert date_format("Format: yyyy-mm-dd.") == "%Y-%m-%d"
+    assert date_format("The starting date of the stay in format MM-DD-YYYY.") == "%m-%d-%Y"
+    assert date_format("Appointment date, format MM/DD/YYYY.") == "%m/%d/%Y"
+    assert date_format("The date of the booking.") is None and date_format("mm-mm-yyyy") is None
+    asked = "Prices at closing March.11, 2022, on 10th December 2022 and the 2nd of May 2027, due on the 14th"
+    assert [d.isoformat() for d in dates_in(asked)] == ["2022-03-11", "2022-12-10", "2027-05-02"]
+    assert dates_in("February 30, 2027, or 03/04/2027") == []  # no such day; numeric dates other than ISO's
+    stock = ToolSpec(
+        "stock_price",
+        "Closing price.",
+        {
+            "type": "object",
+            "properties": {
+                "company": {"type": "string"},
+                "date": {"type": "string", "description": "Date of the price. Format: yyyy-mm-dd."},
+                "until": {"type": "string", "description": "Last day, yyyy-mm-dd."},
+            },
+            "required": ["company", "date"],
+        },
+    )
+    grammar = mentioned_required(stock, "Amazon at closing March.11, 2022 and 14 March 2022", optionals=False)
+    assert grammar.parameters["properties"]["date"]["enum"] == ["2022-03-11", "2022-03-14"]
+    assert grammar.parameters["required"] == ["company", "date"]  # "until" is offered the dates, not required
+    assert mentioned_required(stock, "Amazon at closing March.11, 2022", dates=False, optionals=False) is stock
+    assert mentioned_required(stock, "Amazon at closing today") is stock
+    # the request the calls are steered and judged by writes the dates so, and their list is a list again
+    written = written_as_asked("Amazon on February 29th, 2028 and 9 September 2027?", [stock])
+    assert written == "Amazon on 2028-02-29 and 2027-09-09?"
+    assert listed_with("2028-02-29", written) == ["2027-09-09"]
+
+
+@pytest.mark.slow
+def test_dates_said_in_words_are_written_as_the_parameter_asks(steered):
+    # a dev-set function: SmolLM2 copied "February 29th, 2028", and its second call of a list was cut as a repeat
+    from toollab.eval.bfcl.schema import tool_set
+    from toollab.eval.synth.generate import families, function_doc
+
+    (prices,) = [fn for f in families("dev") for fn in f.functions if fn.name == "concert_ticket_prices"]
+    (spec,) = tool_set([function_doc(prices)], keep_dots=False).specs
+    asked = [UserMessage(content="Ticket prices for Lumen Choir, February 29th, 2028 and 9 September 2027?")]
+    reply = asyncio.run(steered["on"].request(asked, RequestParams([spec], "required")))
+    dates = [c.args_as_dict()["date"] for c in reply.message.tool_calls]
+    assert dates == ["29-02-2028", "09-09-2027"], reply.raw
 
 
 @pytest.mark.slow

@@ -31,6 +31,7 @@ from toollab.harness.request import CallPolicy, RequestParams
 from toollab.models import local_weights
 from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
+from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
 from toollab.models.local_mentions import ExpressionHint, mentioned_required, region_parameters
 from toollab.models.local_parts import best_tool, joined, request_parts, with_request
@@ -159,6 +160,7 @@ class LocalModel:
         listed: bool = False,
         decompose: bool = False,
         operands: bool = False,
+        dates: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -180,6 +182,7 @@ class LocalModel:
         self.demos = demos  # worked examples shown before the request when tools are offered
         self.votes = votes  # a calling turn decodes this many candidates and keeps the calls most of them make
         self.named_optionals = named_optionals  # the grammar asks for the optional parameters the request names
+        self.dates = dates  # a date parameter takes the request's dates in the format its description asks
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
@@ -408,9 +411,11 @@ class LocalModel:
         a calling turn under `votes`, more candidates sampled at `VOTE_TEMPERATURE` from a generator seeded by
         the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
         under its grammar."""
-        if self.named_optionals and context.request:
-            tools = [mentioned_required(t, context.request) for t in params.tools]
+        if (self.named_optionals or self.dates) and context.request:
+            tools = [mentioned_required(t, context.request, self.named_optionals, self.dates) for t in params.tools]
             params = dataclasses.replace(params, tools=tools)
+            if self.dates:
+                context = dataclasses.replace(context, request=written_as_asked(context.request, params.tools))
         plans: list[tuple[TokenMatcher | None, tuple[float, Any] | None]] = [(self._matcher(params, None), None)]
         if self.votes > 1 and params.tools and params.tool_choice != "none":
             import torch

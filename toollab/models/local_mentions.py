@@ -17,6 +17,7 @@ from toollab.formats.base import Format
 from toollab.harness.chain import EXPRESSION, calls_since_request, expression_tool, operators, unheld_numbers
 from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
 from toollab.harness.request import RequestParams
+from toollab.models.local_dates import said_dates
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_steering import call_values
 from toollab.tools import ToolSpec
@@ -81,23 +82,30 @@ def said_flag(parameter: str, request: str) -> bool | None:
     return not _NEGATIONS.intersection(_WORD.findall(clause)[-3:])
 
 
-def mentioned_required(tool: ToolSpec, request: str) -> ToolSpec:
-    """The tool with the optional parameters the request names made required, and the boolean ones it names
-    given the value it says (`said_flag`), for the grammar only: the tool itself, and the validation of its
-    calls, are unchanged."""
+def mentioned_required(tool: ToolSpec, request: str, optionals: bool = True, dates: bool = True) -> ToolSpec:
+    """The tool as the grammar sees it, for the grammar only (the tool itself, and the validation of its calls, are
+    unchanged). With `optionals`: the optional parameters the request names made required, and the boolean ones
+    it names given the value it says (`said_flag`). With `dates`: a date parameter whose description asks a format
+    takes only the request's dates in that format (`local_dates.said_dates`); it stays optional if it was."""
     schema = tool.parameters
     properties = dict(schema.get("properties") or {})
     required = list(schema.get("required") or [])
-    named = [p for p, s in properties.items() if p not in required and isinstance(s, dict) and names(p, s, request)]
-    flags = {
-        p: flag
-        for p, s in properties.items()
-        if isinstance(s, dict) and s.get("type") == "boolean" and (flag := said_flag(p, request)) is not None
-    }
-    if not named and not flags:
+    named: list[str] = []
+    flags: dict[str, bool] = {}
+    days: dict[str, list[str]] = {}
+    for p, s in properties.items():
+        if not isinstance(s, dict):
+            continue
+        if optionals and p not in required and names(p, s, request):
+            named.append(p)
+        if optionals and s.get("type") == "boolean" and (flag := said_flag(p, request)) is not None:
+            flags[p] = flag
+        if dates and (said := said_dates(s, request)):
+            days[p] = said
+    if not named and not flags and not days:
         return tool
-    for p, flag in flags.items():
-        properties[p] = {**properties[p], "enum": [flag]}
+    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items()]:
+        properties[p] = {**properties[p], "enum": values}
     required = list(dict.fromkeys([*required, *named, *flags]))
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 
@@ -142,6 +150,7 @@ _SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " "
 _UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
 _PLAIN_NUMBER = r"-?\d+(?:\.\d+)?"  # a list item that is a number: 5, -2, 10.5
+_DATE_ITEM = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}"  # ... or a date in digits: 2027-09-09, 09/09/2027
 
 
 def _item_shape(value: str) -> tuple[str, bool] | None:
@@ -150,6 +159,8 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
     counts (not for lowercase words: "salt and pepper" is one thing as often as two)."""
     if re.fullmatch(_PLAIN_NUMBER, value):
         return _PLAIN_NUMBER, True
+    if re.fullmatch(_DATE_ITEM, value):
+        return _DATE_ITEM, True
     words = value.split()
     if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w.lower()) for w in words):
         return None

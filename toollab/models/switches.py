@@ -57,7 +57,8 @@ class Switches:
     followed by one call of the offered calculator, whose result is then the answer; a local model's expression
     there takes every number of the results and the request's own, and the operators it names
     (`local_mentions.ExpressionHint`). On the everyday tasks' train split it won 7 and lost none (the dev split has
-    no task it applies to, and none changed)."""
+    no task it applies to, and none changed). `dates`: a parameter whose description asks a date format
+    ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the request writes ("March 11, 2022"), in that format."""
 
     gate: bool = True
     select: bool = True
@@ -74,6 +75,7 @@ class Switches:
     coverage: bool = False
     listed: bool = True
     decompose: bool = True
+    dates: bool = True
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -108,6 +110,7 @@ class Switches:
             "listed": self.listed,
             "decompose": self.decompose,
             "operands": self.chain,
+            "dates": self.dates,
         }
 
     def policy(self) -> CallPolicy:
