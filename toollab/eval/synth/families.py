@@ -14,7 +14,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Param:
     name: str
-    type: str  # BFCL's words: string, integer, float, boolean
+    type: str  # BFCL's words: string, integer, float, boolean, array (of strings, one or two of `enum`)
     description: str
     enum: tuple[str, ...] = ()
     default: Any = None  # a parameter with a default is optional
@@ -557,6 +557,53 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "coworking",
+        (
+            Fn(
+                "coworking_space_search",
+                "Find coworking spaces in a city.",
+                (
+                    p("city", "string", "City name."),
+                    p(
+                        "amenities",
+                        "array",
+                        "Amenities the space should have. Default empty array.",
+                        enum=("Meeting Rooms", "Phone Booths", "Standing Desks", "Bike Storage", "Shared Kitchen"),
+                        default=[],
+                    ),
+                ),
+                (
+                    "Find a coworking space in {city} with {amenities}.",
+                    "Which coworking spaces in {city} have {amenities}?",
+                    "I need a coworking space in {city}.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "cafes",
+        (
+            Fn(
+                "cafe_finder",
+                "Find cafes in a city district.",
+                (
+                    p("district", "string", "The district."),
+                    p(
+                        "features",
+                        "array",
+                        "Preferred features of the cafe.",
+                        enum=("Outdoor Seating", "Vegan Options", "Free Wi-Fi", "Board Games", "Live Music"),
+                        default=[],
+                    ),
+                ),
+                (
+                    "Is there a cafe in {district} with {features}?",
+                    "Find me a cafe in {district} that has {features}.",
+                ),
+            ),
+        ),
+    ),
+    Family(
         "ferries",
         (
             Fn(
@@ -595,6 +642,26 @@ FAMILIES: tuple[Family, ...] = (
                     p("date", "string", "Concert date (DD-MM-YYYY).", spoken="%d-%m-%Y"),
                 ),
                 ("How much are tickets to see {band} on {date}?", "Ticket prices for {band}, {date}?"),
+            ),
+        ),
+    ),
+    Family(
+        "hostels",
+        (
+            Fn(
+                "hostel_search",
+                "Search hostels in a city.",
+                (
+                    p("city", "string", "City name."),
+                    p(
+                        "facilities",
+                        "array",
+                        "Facilities the hostel must offer. Default empty array.",
+                        enum=("Laundry", "Private Rooms", "Shared Kitchen", "Lockers", "Breakfast"),
+                        default=[],
+                    ),
+                ),
+                ("Find a hostel in {city} with {facilities}.", "Which hostels in {city} offer {facilities}?"),
             ),
         ),
     ),
@@ -1063,6 +1130,15 @@ DECOYS: dict[str, Fn] = {
     ),
     "episode_runtime": _decoy(
         "episode_release_date", "Date an episode was published.", p("episode_id", "string", "Episode id.")
+    ),
+    "coworking_space_search": _decoy(
+        "coworking_day_pass_price", "Price of a day pass at a coworking space.", p("space", "string", "Space name.")
+    ),
+    "cafe_finder": _decoy(
+        "cafe_opening_hours", "Opening hours of a cafe.", p("cafe", "string", "Cafe name.")
+    ),
+    "hostel_search": _decoy(
+        "hostel_reviews", "Guest reviews of a hostel.", p("hostel", "string", "Hostel name.")
     ),
     "ferry_sailings": _decoy(
         "ferry_fares", "Ticket prices on a ferry route.", p("route", "string", "The route.")

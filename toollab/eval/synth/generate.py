@@ -11,6 +11,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 from datetime import date, datetime
+from itertools import combinations, permutations
 from typing import Any
 
 from toollab.eval.bfcl.data import Item
@@ -42,7 +43,9 @@ def function_doc(fn: Fn) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for prm in fn.params:
         prop: dict[str, Any] = {"type": prm.type, "description": prm.description}
-        if prm.enum:
+        if prm.type == "array":
+            prop["items"] = {"type": "string", "enum": list(prm.enum)}
+        elif prm.enum:
             prop["enum"] = list(prm.enum)
         if not prm.required:
             prop["default"] = prm.default
@@ -56,6 +59,8 @@ def function_doc(fn: Fn) -> dict[str, Any]:
 
 
 def _pool(prm: Param) -> Sequence[Any]:
+    if prm.type == "array":  # one or two of its items
+        return [*((item,) for item in prm.enum), *combinations(prm.enum, 2)]
     if prm.enum:
         return prm.enum
     if prm.type == "boolean":
@@ -87,6 +92,8 @@ def _text(prm: Param, value: Any) -> str:
         return prm.words[0] if value else prm.words[1]
     if prm.spoken:
         return spoken_date(datetime.strptime(value, prm.spoken).date())
+    if prm.type == "array":
+        return " and ".join(item.lower() for item in value)
     if prm.grouped:
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
     return str(value)
@@ -112,7 +119,9 @@ def _answer(fn: Fn, asked: set[str], values: dict[str, Any]) -> dict[str, Any]:
     leaves out may be absent or its default."""
     answer: dict[str, list[Any]] = {}
     for prm in fn.params:
-        if prm.name in asked:
+        if prm.name in asked and prm.type == "array":  # its items in any order
+            answer[prm.name] = [list(order) for order in permutations(values[prm.name])]
+        elif prm.name in asked:
             answer[prm.name] = [values[prm.name]]
         else:
             assert not prm.required, f"{fn.name}: a request leaves out required {prm.name}"
@@ -126,7 +135,7 @@ def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, 
     template drawn has no slot to list (booleans do not list) or too few values, or `tries` draws all gave a slot
     one of the listed values."""
     template = rng.choice(fn.asks)
-    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type != "boolean"]
+    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type not in ("boolean", "array")]
     if not listable:
         return None
     varied = rng.choice(listable)
