@@ -166,8 +166,11 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert off.local_options() == {
         "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
         "votes": 1, "named_optionals": False, "coverage": False, "listed": False, "decompose": False,
-        "operands": False, "dates": False,
+        "operands": False, "dates": False, "named_items": False,
     }  # fmt: skip
+    assert (
+        default.local_options()["named_items"] and not Switches.parse("named_items=off").local_options()["named_items"]
+    )
     assert default.local_options()["dates"] and not Switches.parse("dates=off").local_options()["dates"]
     assert Switches.parse("vote=on").local_options()["votes"] > 1
     assert Switches.parse("demos=on").local_options()["demos"] is not None
@@ -708,6 +711,40 @@ def test_a_date_parameter_takes_the_requests_dates_in_the_format_its_description
     written = written_as_asked("Amazon on February 29th, 2028 and 9 September 2027?", [stock])
     assert written == "Amazon on 2028-02-29 and 2027-09-09?"
     assert listed_with("2028-02-29", written) == ["2027-09-09"]
+
+
+def test_a_list_of_enum_choices_holds_only_the_choices_the_request_names():
+    from toollab.models.local_mentions import mentioned_required, named_items
+
+    def choices(*enum: str) -> dict:
+        return {"type": "array", "items": {"type": "string", "enum": list(enum)}}
+
+    amenities = choices("Tennis Court", "Picnic Area", "Playground", "Running Track")
+    assert named_items(amenities, "Find the nearest park with a tennis court in London.") == ["Tennis Court"]
+    features = choices("Camping", "Scenic View", "Trails", "Picnic Areas")
+    assert named_items(features, "a park that allows camping and has scenic views") == ["Camping", "Scenic View"]
+    facilities = choices("Wi-Fi", "Reading Room", "Fiction", "Children Section")
+    assert named_items(facilities, "a library with English fiction section and free Wi-Fi.") == ["Wi-Fi", "Fiction"]
+    assert named_items(facilities, "a library with fiction") == ["Fiction"]  # "with fiction" is not "wi fi"
+    cuisine = choices("Seafood", "Italian", "Indian")
+    assert named_items(cuisine, "I want a seafood restaurant in Seattle") == ["Seafood"]  # "in" is not "Indian"
+    assert named_items(cuisine, "a restaurant in Seattle") == [] and named_items({"type": "array"}, "x") == []
+    park = ToolSpec(
+        "park_find",
+        "Find a park.",
+        {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "amenities": {**amenities, "description": "Amenities."}},
+            "required": ["city"],
+        },
+    )
+    grammar = mentioned_required(park, "A park with a tennis court in Leeds", optionals=False).parameters
+    assert grammar["properties"]["amenities"]["items"] == {"type": "string", "enum": ["Tennis Court"]}
+    assert grammar["properties"]["amenities"]["minItems"] == grammar["properties"]["amenities"]["maxItems"] == 1
+    assert grammar["required"] == ["city"] and park.parameters["properties"]["amenities"] == {
+        **amenities, "description": "Amenities."
+    }  # fmt: skip
+    assert mentioned_required(park, "A park with a tennis court in Leeds", optionals=False, items=False) is park
 
 
 @pytest.mark.slow

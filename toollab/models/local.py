@@ -161,6 +161,7 @@ class LocalModel:
         decompose: bool = False,
         operands: bool = False,
         dates: bool = False,
+        named_items: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -183,6 +184,7 @@ class LocalModel:
         self.votes = votes  # a calling turn decodes this many candidates and keeps the calls most of them make
         self.named_optionals = named_optionals  # the grammar asks for the optional parameters the request names
         self.dates = dates  # a date parameter takes the request's dates in the format its description asks
+        self.named_items = named_items  # a list of enum choices holds only those the request names, if it names some
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
@@ -411,8 +413,9 @@ class LocalModel:
         a calling turn under `votes`, more candidates sampled at `VOTE_TEMPERATURE` from a generator seeded by
         the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
         under its grammar."""
-        if (self.named_optionals or self.dates) and context.request:
-            tools = [mentioned_required(t, context.request, self.named_optionals, self.dates) for t in params.tools]
+        if (self.named_optionals or self.dates or self.named_items) and context.request:
+            said = (self.named_optionals, self.dates, self.named_items)
+            tools = [mentioned_required(t, context.request, *said) for t in params.tools]
             params = dataclasses.replace(params, tools=tools)
             if self.dates:
                 context = dataclasses.replace(context, request=written_as_asked(context.request, params.tools))

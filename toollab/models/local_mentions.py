@@ -61,6 +61,31 @@ def region_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
     return frozenset(found)
 
 
+def _words_say(phrase: list[str], words: list[str]) -> bool:
+    """Whether `words` hold `phrase` word for word, a word of four letters or more by its stem ("scenic views" says
+    "Scenic View"), a shorter one exactly ("wi fi" is not "with fiction")."""
+    n = len(phrase)
+    return any(
+        all(
+            w == p or (min(len(p), len(w)) >= 4 and same_stem(p, w))
+            for p, w in zip(phrase, words[i : i + n], strict=True)
+        )
+        for i in range(len(words) - n + 1)
+    )
+
+
+def named_items(schema: dict[str, Any], request: str) -> list[Any]:
+    """The choices of a list parameter's item enum that the request names ("a park with a tennis court": "Tennis
+    Court" of four amenities), in the enum's order; [] when it names none or the items have no enum. SmolLM2 filled
+    such lists with every choice it was shown."""
+    choices = schema.get("items") if schema.get("type") == "array" else None
+    enum = choices.get("enum") if isinstance(choices, dict) else None
+    if not enum:
+        return []
+    words = _WORD.findall(request.lower())
+    return [v for v in enum if (phrase := _WORD.findall(str(v).lower())) and _words_say(phrase, words)]
+
+
 def said_flag(parameter: str, request: str) -> bool | None:
     """The value the request gives a boolean parameter by naming it: True where it names every telling word of the
     parameter's name ("with the donor count" for `include_donor_count`, "a detailed breakdown" for `detailed`),
@@ -82,17 +107,22 @@ def said_flag(parameter: str, request: str) -> bool | None:
     return not _NEGATIONS.intersection(_WORD.findall(clause)[-3:])
 
 
-def mentioned_required(tool: ToolSpec, request: str, optionals: bool = True, dates: bool = True) -> ToolSpec:
+def mentioned_required(
+    tool: ToolSpec, request: str, optionals: bool = True, dates: bool = True, items: bool = True
+) -> ToolSpec:
     """The tool as the grammar sees it, for the grammar only (the tool itself, and the validation of its calls, are
     unchanged). With `optionals`: the optional parameters the request names made required, and the boolean ones
     it names given the value it says (`said_flag`). With `dates`: a date parameter whose description asks a format
-    takes only the request's dates in that format (`local_dates.said_dates`); it stays optional if it was."""
+    takes only the request's dates in that format (`local_dates.said_dates`); it stays optional if it was. With
+    `items`: a list whose items are chosen from an enum, and whose choices the request names some of, may hold only
+    those (`named_items`), and no more items than there are of them."""
     schema = tool.parameters
     properties = dict(schema.get("properties") or {})
     required = list(schema.get("required") or [])
     named: list[str] = []
     flags: dict[str, bool] = {}
     days: dict[str, list[str]] = {}
+    chosen: dict[str, list[Any]] = {}
     for p, s in properties.items():
         if not isinstance(s, dict):
             continue
@@ -102,10 +132,15 @@ def mentioned_required(tool: ToolSpec, request: str, optionals: bool = True, dat
             flags[p] = flag
         if dates and (said := said_dates(s, request)):
             days[p] = said
-    if not named and not flags and not days:
+        if items and (some := named_items(s, request)):
+            chosen[p] = some
+    if not named and not flags and not days and not chosen:
         return tool
     for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items()]:
         properties[p] = {**properties[p], "enum": values}
+    for p, values in chosen.items():  # each once at most: SmolLM2 wrote a named choice again after the others
+        items = {**properties[p]["items"], "enum": values}
+        properties[p] = {**properties[p], "items": items, "minItems": 1, "maxItems": len(values)}
     required = list(dict.fromkeys([*required, *named, *flags]))
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 

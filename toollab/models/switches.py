@@ -58,7 +58,9 @@ class Switches:
     there takes every number of the results and the request's own, and the operators it names
     (`local_mentions.ExpressionHint`). On the everyday tasks' train split it won 7 and lost none (the dev split has
     no task it applies to, and none changed). `dates`: a parameter whose description asks a date format
-    ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the request writes ("March 11, 2022"), in that format."""
+    ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the request writes ("March 11, 2022"), in that format.
+    `named_items`: a list whose items are choices of an enum holds only the choices the request names, when it names
+    some ("a park with a tennis court": ["Tennis Court"], not every amenity offered)."""
 
     gate: bool = True
     select: bool = True
@@ -76,6 +78,7 @@ class Switches:
     listed: bool = True
     decompose: bool = True
     dates: bool = True
+    named_items: bool = True
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -111,6 +114,7 @@ class Switches:
             "decompose": self.decompose,
             "operands": self.chain,
             "dates": self.dates,
+            "named_items": self.named_items,
         }
 
     def policy(self) -> CallPolicy:
