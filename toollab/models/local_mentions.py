@@ -139,8 +139,8 @@ def mentioned_required(
     for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items()]:
         properties[p] = {**properties[p], "enum": values}
     for p, values in chosen.items():  # each once at most: SmolLM2 wrote a named choice again after the others
-        items = {**properties[p]["items"], "enum": values}
-        properties[p] = {**properties[p], "items": items, "minItems": 1, "maxItems": len(values)}
+        choices = {**properties[p]["items"], "enum": values}
+        properties[p] = {**properties[p], "items": choices, "minItems": 1, "maxItems": len(values)}
     required = list(dict.fromkeys([*required, *named, *flags]))
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 
