@@ -745,6 +745,11 @@ def test_a_list_of_enum_choices_holds_only_the_choices_the_request_names():
         **amenities, "description": "Amenities."
     }  # fmt: skip
     assert mentioned_required(park, "A park with a tennis court in Leeds", optionals=False, items=False) is park
+    # an optional list of choices the request names none of is left out of the grammar (SmolLM2 filled it)
+    grammar = mentioned_required(park, "A park in Leeds").parameters
+    assert list(grammar["properties"]) == ["city"] and grammar["required"] == ["city"]
+    asked = mentioned_required(park, "A park in Leeds with good amenities").parameters  # named by its own name
+    assert grammar is not asked and "amenities" in asked["properties"] and "amenities" in asked["required"]
 
 
 @pytest.mark.slow

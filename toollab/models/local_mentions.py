@@ -74,13 +74,19 @@ def _words_say(phrase: list[str], words: list[str]) -> bool:
     )
 
 
+def choices(schema: dict[str, Any]) -> list[Any] | None:
+    """The enum a list parameter's items are chosen from; None for any other parameter."""
+    items = schema.get("items") if schema.get("type") == "array" else None
+    enum = items.get("enum") if isinstance(items, dict) else None
+    return list(enum) if enum else None
+
+
 def named_items(schema: dict[str, Any], request: str) -> list[Any]:
     """The choices of a list parameter's item enum that the request names ("a park with a tennis court": "Tennis
     Court" of four amenities), in the enum's order; [] when it names none or the items have no enum. SmolLM2 filled
     such lists with every choice it was shown."""
-    choices = schema.get("items") if schema.get("type") == "array" else None
-    enum = choices.get("enum") if isinstance(choices, dict) else None
-    if not enum:
+    enum = choices(schema)
+    if enum is None:
         return []
     words = _WORD.findall(request.lower())
     return [v for v in enum if (phrase := _WORD.findall(str(v).lower())) and _words_say(phrase, words)]
@@ -115,7 +121,7 @@ def mentioned_required(
     it names given the value it says (`said_flag`). With `dates`: a date parameter whose description asks a format
     takes only the request's dates in that format (`local_dates.said_dates`); it stays optional if it was. With
     `items`: a list whose items are chosen from an enum, and whose choices the request names some of, may hold only
-    those (`named_items`), and no more items than there are of them."""
+    those (`named_items`), and no more items than there are of them; an optional one it names none of is left out."""
     schema = tool.parameters
     properties = dict(schema.get("properties") or {})
     required = list(schema.get("required") or [])
@@ -123,6 +129,7 @@ def mentioned_required(
     flags: dict[str, bool] = {}
     days: dict[str, list[str]] = {}
     chosen: dict[str, list[Any]] = {}
+    unsaid: list[str] = []
     for p, s in properties.items():
         if not isinstance(s, dict):
             continue
@@ -134,13 +141,17 @@ def mentioned_required(
             days[p] = said
         if items and (some := named_items(s, request)):
             chosen[p] = some
-    if not named and not flags and not days and not chosen:
+        elif items and p not in required and p not in named and choices(s) is not None:
+            unsaid.append(p)
+    if not named and not flags and not days and not chosen and not unsaid:
         return tool
+    for p in unsaid:  # an optional list of choices the request names none of is left out, not filled
+        del properties[p]
     for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items()]:
         properties[p] = {**properties[p], "enum": values}
     for p, values in chosen.items():  # each once at most: SmolLM2 wrote a named choice again after the others
-        choices = {**properties[p]["items"], "enum": values}
-        properties[p] = {**properties[p], "items": choices, "minItems": 1, "maxItems": len(values)}
+        allowed = {**properties[p]["items"], "enum": values}
+        properties[p] = {**properties[p], "items": allowed, "minItems": 1, "maxItems": len(values)}
     required = list(dict.fromkeys([*required, *named, *flags]))
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 
