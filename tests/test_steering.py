@@ -761,9 +761,20 @@ def test_dates_said_in_words_are_written_as_the_parameter_asks(steered):
     (prices,) = [fn for f in families("dev") for fn in f.functions if fn.name == "concert_ticket_prices"]
     (spec,) = tool_set([function_doc(prices)], keep_dots=False).specs
     asked = [UserMessage(content="Ticket prices for Lumen Choir, February 29th, 2028 and 9 September 2027?")]
-    reply = asyncio.run(steered["on"].request(asked, RequestParams([spec], "required")))
+    model = steered["on"]
+    model.max_new_tokens = 160  # two calls
+    try:
+        reply = asyncio.run(model.request(asked, RequestParams([spec], "required")))
+    finally:
+        model.max_new_tokens = 96
     dates = [c.args_as_dict()["date"] for c in reply.message.tool_calls]
     assert dates == ["29-02-2028", "09-09-2027"], reply.raw
+    # a value that reaches a date ends there: the date is the date parameter's ("... Old Town on the 2nd of May 2027")
+    (ferry,) = [fn for f in families("dev") for fn in f.functions if fn.name == "ferry_sailings"]
+    (spec,) = tool_set([function_doc(ferry)], keep_dots=False).specs
+    asked = [UserMessage(content="Which ferries sail Harborfront to Old Town on the 2nd of May 2027?")]
+    (call,) = asyncio.run(steered["on"].request(asked, RequestParams([spec], "required"))).message.tool_calls
+    assert call.args_as_dict() == {"route": "Harborfront to Old Town", "date": "2027-05-02"}, call
 
 
 @pytest.mark.slow

@@ -274,6 +274,10 @@ _NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or 
 _ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # a comma and a capitalised name that is not followed by another listed name ("Denver, Colorado with ...")
 _REGION = r",\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*(?!\s*,\s*[A-Z]|\s+(?:and|or)\b|\s+[A-Z]|[\w.])"
+# a date in digits (as the `dates` switch writes the request's: "on the 2027-05-02"), up to two short words after
+# a value: another parameter's, where the value ends
+_DATE = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}(?![\w-])"
+_INTO_DATE = rf"(?:,?\s+[a-z]{{1,5}}){{0,2}},?\s+{_DATE}"
 
 
 class Grounding:
@@ -334,6 +338,7 @@ class Grounding:
         self.comma_ids = set(comma_tokens(tokenizer))
         self.number_goes_on = torch.tensor(number_tokens(tokenizer), dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
+        self.dated = re.search(_DATE, everything) is not None  # `_date_follows` has something to find
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
         self.active = self.sources["all"]
@@ -420,11 +425,18 @@ class Grounding:
         region = key is not None and key.group(1) in self.regions
         if writing and value is not None and region and self._region_follows(value.group(1)):
             logits[self.closing] -= PENALTY  # "Denver, Colorado" for "the city and state", not "Denver"
+        elif writing and value is not None and self.dated and self._date_follows(value.group(1)):
+            logits[self.closing] += PENALTY  # "Harborfront to Old Town", not "... on the 2nd of May 2027"
         if key is not None and key.group(1) in self.listed_parameters:  # a value a list's items vary
             if self.spent is not None:
                 logits[self.spent] -= 2 * self.strength
             if self.wanted is not None and opening is not None:
                 logits[self.wanted] += self.strength
+
+    def _date_follows(self, value: str) -> bool:
+        """Whether the source writes `value` from a word's start and goes on, within two short words, with a date in
+        digits: that date is another parameter's value (the `dates` switch offers it there), so the value ends."""
+        return re.search(rf"(?<!\w){re.escape(value)}{_INTO_DATE}", self.text) is not None
 
     def _region_follows(self, value: str) -> bool:
         """Whether the source writes `value` (not holding a comma yet: one region), from a word's start, followed by a
