@@ -166,7 +166,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     assert off.local_options() == {
         "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
         "votes": 1, "named_optionals": False, "coverage": False, "listed": False, "decompose": False,
-        "operands": False, "dates": False, "named_items": False,
+        "operands": False, "dates": False, "named_items": False, "founded": False,
     }  # fmt: skip
     assert (
         default.local_options()["named_items"] and not Switches.parse("named_items=off").local_options()["named_items"]
@@ -750,6 +750,42 @@ def test_a_list_of_enum_choices_holds_only_the_choices_the_request_names():
     assert list(grammar["properties"]) == ["city"] and grammar["required"] == ["city"]
     asked = mentioned_required(park, "A park in Leeds with good amenities").parameters  # named by its own name
     assert grammar is not asked and "amenities" in asked["properties"] and "amenities" in asked["required"]
+
+
+def test_a_required_value_the_request_never_gave_is_unfounded():
+    from toollab.models.local_mentions import unfounded
+
+    profit = ToolSpec(
+        "calculate_profit",
+        "Profit of a business.",
+        {
+            "type": "object",
+            "properties": {
+                "total_revenue": {"type": "number"},
+                "total_cost": {"type": "number"},
+                "tax_rate": {"type": "number"},
+                "currency": {"type": "string", "enum": ["USD", "EUR"]},
+                "detailed": {"type": "boolean"},
+            },
+            "required": ["total_revenue", "total_cost", "tax_rate", "currency", "detailed"],
+        },
+    )
+
+    def call(**arguments: object) -> ToolCall:
+        return ToolCall(id="1", name="calculate_profit", arguments=arguments)
+
+    given = {"total_revenue": 15000, "total_cost": 22000.0, "currency": "EUR", "detailed": True}
+    asked = "The rate of return of a business with $15,000 total revenue and $22000 total cost?"
+    assert unfounded([call(**given, tax_rate=0.2)], [profit], asked) == ["calculate_profit.tax_rate"]
+    assert unfounded([call(**given, tax_rate=0.2)], [profit], asked + " Taxes are 0.2.") == []
+    assert unfounded([call(**given)], [profit], asked) == ["calculate_profit.tax_rate"]  # left out
+    # a text counts as given when the request holds it or every word of it of three letters or more
+    hotel = ToolSpec(
+        "book", "Book.", {"type": "object", "properties": {"hotel": {"type": "string"}}, "required": ["hotel"]}
+    )
+    booked = ToolCall(id="2", name="book", arguments={"hotel": "Hilton Chicago"})
+    assert unfounded([booked], [hotel], "a room at the Hilton in Chicago") == []
+    assert unfounded([booked], [hotel], "a room in Chicago") == ["book.hotel"]
 
 
 @pytest.mark.slow

@@ -33,7 +33,7 @@ from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
-from toollab.models.local_mentions import ExpressionHint, mentioned_required, region_parameters
+from toollab.models.local_mentions import ExpressionHint, mentioned_required, region_parameters, unfounded
 from toollab.models.local_parts import best_tool, joined, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
@@ -162,6 +162,7 @@ class LocalModel:
         operands: bool = False,
         dates: bool = False,
         named_items: bool = False,
+        founded: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -185,6 +186,7 @@ class LocalModel:
         self.named_optionals = named_optionals  # the grammar asks for the optional parameters the request names
         self.dates = dates  # a date parameter takes the request's dates in the format its description asks
         self.named_items = named_items  # a list of enum choices holds only those the request names, if it names some
+        self.founded = founded  # a gated turn whose every call needs a value the request never gave answers instead
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
@@ -249,6 +251,7 @@ class LocalModel:
             await asyncio.to_thread(self.load)  # the first load takes about 20 s: keep the event loop free
         tools = params.tools
         text = self.prompt(messages, tools)
+        asked = params
         try:
             params, gated = await decide(self, messages, params, text)
             hint = ExpressionHint.of(messages, params) if self.operands else None
@@ -297,6 +300,14 @@ class LocalModel:
             metadata["grammar"] = matcher.stats.to_dict()
         if gated is not None:
             metadata["gate"] = gated
+            if self.founded and gated["call"] and not gated.get("arithmetic") and message.tool_calls:
+                request = written_as_asked(last_request(messages), params.tools)
+                missing = [unfounded([c], params.tools, request) for c in message.tool_calls]
+                if all(missing):  # every call fills what the request never said: a near miss, answered instead
+                    answer = await self.request(messages, dataclasses.replace(asked, gate=None, tool_choice="none"))
+                    unsaid = [m for ms in missing for m in ms]
+                    answer.metadata["gate"] = gated | {"call": False, "unfounded": unsaid, "calls": message.raw}
+                    return answer
         if len(turns) > 1:
             metadata["parts"] = [c.request for _, _, c in turns]
         if len(candidates) > len(groups):

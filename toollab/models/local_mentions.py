@@ -156,6 +156,45 @@ def mentioned_required(
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 
 
+_FOUND_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
+    """The required arguments of the calls ("tool.parameter") that the request does not give: left out, or a value
+    the request does not hold (a number it does not write, a text none of whose words of three letters or more
+    it lacks). Parameters whose values are chosen (an enum, a boolean) are not asked. A near miss called anyway
+    fills what its tool needs and the request never said ("the rate of return of $15,000 revenue and $22,000
+    cost": `calculate_profit` with a `tax_rate` of 0.2)."""
+    said = without_separators(request).lower()
+    numbers = {float(n) for n in _FOUND_NUMBER.findall(said)}
+    words = set(_WORD.findall(said))
+    specs = {t.name: t for t in tools}
+
+    def holds(value: str) -> bool:
+        if _FOUND_NUMBER.fullmatch(value.strip()):
+            return float(value) in numbers
+        text = value.strip().lower()
+        telling = [w for w in _WORD.findall(text) if len(w) >= 3]
+        return bool(text) and (text in said or (bool(telling) and all(w in words for w in telling)))
+
+    missing = []
+    for call in calls:
+        spec = specs.get(call.name)
+        arguments = call.args_or_raw()
+        if spec is None or not isinstance(arguments, dict):
+            continue
+        properties = spec.parameters.get("properties") or {}
+        for p in spec.parameters.get("required") or []:
+            found = properties.get(p)
+            schema: dict[str, Any] = found if isinstance(found, dict) else {}
+            if schema.get("enum") or schema.get("type") == "boolean" or choices(schema) is not None:
+                continue
+            values = call_values(arguments[p]) if p in arguments else []
+            if not values or not all(holds(v) for v in values):
+                missing.append(f"{call.name}.{p}")
+    return missing
+
+
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?![\d.,:/-]*\d)")  # 1,250.5, 2027-03-14, 18:45, 5 of 5cm
 _LISTED = re.compile(r"(?:[\w'-]+,\s+)+[\w'-]+,?\s+and\s+[\w'-]+")  # "fern, cactus and basil"
 _QUOTED = re.compile(r"""(?:^|(?<=[\s(\[]))['"]([^'"]{2,80})['"]""")
