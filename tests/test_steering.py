@@ -789,6 +789,30 @@ def test_a_required_value_the_request_never_gave_is_unfounded():
 
 
 @pytest.mark.slow
+def test_a_near_miss_that_needs_a_value_the_request_never_gave_is_answered_instead(steered):
+    # a dev-set irrelevance item: the density of a town, offered the population of a city; the gate lets it call
+    # and SmolLM2 fills the city with "town of 1,350,000"
+    from toollab.eval.bfcl.schema import tool_set
+    from toollab.eval.synth.generate import families, function_doc
+    from toollab.models.switches import GATE
+
+    (population,) = [fn for f in families("dev") for fn in f.functions if fn.name == "city_population"]
+    (spec,) = tool_set([function_doc(population)], keep_dots=False).specs
+    asked = [UserMessage(content="What is the density of a town of 1,350,000 people over 88.0 square kilometers?")]
+    reply = asyncio.run(steered["on"].request(asked, RequestParams([spec], "auto", gate=GATE)))
+    gate = reply.metadata["gate"]
+    assert gate["score"] >= GATE.threshold and gate["unfounded"] == ["city_population.city"], gate
+    assert not reply.message.tool_calls and reply.message.content, reply.raw
+    model = steered["on"]
+    model.founded = False
+    try:
+        called = asyncio.run(model.request(asked, RequestParams([spec], "auto", gate=GATE)))
+    finally:
+        model.founded = True
+    assert called.message.tool_calls, called.raw
+
+
+@pytest.mark.slow
 def test_dates_said_in_words_are_written_as_the_parameter_asks(steered):
     # a dev-set function: SmolLM2 copied "February 29th, 2028", and its second call of a list was cut as a repeat
     from toollab.eval.bfcl.schema import tool_set
