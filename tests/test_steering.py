@@ -213,6 +213,11 @@ def test_the_gate_curve_from_one_forced_run():
     assert (points[-1].calls_right, points[-1].irrelevance) == (0.0, 1.0)  # call on nothing
     best = operating_point(points, floor=1.0)  # no call on either irrelevance item, and item 0 still called
     assert 0.6 < best.threshold <= 0.9 and best.calls_right == 0.5 and best.irrelevance == 1.0
+    # with `founded` turning down item 3's calls (and item 0's), a threshold at item 3's score is no longer needed
+    answered = curve(records, scores, "dense", frozenset({"3"}))
+    best = operating_point(answered, floor=1.0)
+    assert 0.2 < best.threshold <= 0.5 and best.calls_right == 0.5 and best.irrelevance == 1.0
+    assert max(p.calls_right for p in curve(records, scores, "dense", frozenset({"0", "3"}))) == 0.0
 
 
 TIRES = ToolSpec(

@@ -17,7 +17,7 @@ from typing import Any
 from toollab.eval.bfcl.data import Item, judged_by_relevance
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.bfcl.single_turn import to_messages
-from toollab.eval.records import ItemRecord
+from toollab.eval.records import CallRecord, ItemRecord
 from toollab.harness.request import GATE_SIGNALS, Gate, RequestParams
 
 IRRELEVANCE_FLOOR = 0.8  # the issue's target for irrelevance accuracy
@@ -49,19 +49,50 @@ async def gate_scores(items: Sequence[Item], model: Any, signals: Sequence[str] 
     return out
 
 
-def curve(records: Sequence[ItemRecord], scores: dict[str, dict[str, float]], signal: str) -> list[Point]:
-    """The trade-off over every threshold that changes a decision (from calling on everything to on nothing)."""
-    needs = [(scores[r.id][signal], r.valid) for r in records if not judged_by_relevance(r.category)]
-    spare = [scores[r.id][signal] for r in records if judged_by_relevance(r.category)]
+def curve(
+    records: Sequence[ItemRecord],
+    scores: dict[str, dict[str, float]],
+    signal: str,
+    answered: frozenset[str] = frozenset(),
+) -> list[Point]:
+    """The trade-off over every threshold that changes a decision (from calling on everything to on nothing).
+    `answered`: the items whose forced calls are turned down after decoding whatever the score (`founded`), which
+    then fail if they needed a call and pass if they needed none."""
+    needs = [
+        (scores[r.id][signal], r.valid and r.id not in answered) for r in records if not judged_by_relevance(r.category)
+    ]
+    spare = [(scores[r.id][signal], r.id in answered) for r in records if judged_by_relevance(r.category)]
     if not needs or not spare:
         raise ValueError("the curve needs items that need a call and irrelevance items")
-    thresholds = sorted({s for s, _ in needs} | set(spare))
+    thresholds = sorted({s for s, _ in needs} | {s for s, _ in spare})
     points = []
     for t in [thresholds[0], *(t + 1e-9 for t in thresholds)]:
         calls_right = sum(valid for s, valid in needs if s >= t) / len(needs)
-        irrelevance = sum(s < t for s in spare) / len(spare)
+        irrelevance = sum(s < t or turned for s, turned in spare) / len(spare)
         points.append(Point(t, calls_right, irrelevance))
     return points
+
+
+def unfounded_items(items: Sequence[Item], records: dict[str, ItemRecord]) -> frozenset[str]:
+    """The items whose forced first-turn calls `founded` turns down: every call needs a value the request never gave
+    (`toollab.models.local_mentions.unfounded`, against the request with its dates written as the tools ask)."""
+    from toollab.harness.messages import ToolCall, last_request
+    from toollab.models.local_dates import written_as_asked
+    from toollab.models.local_mentions import unfounded
+
+    turned = set()
+    for item in items:
+        record = records[item.id]
+        specs = tool_set(item.functions, keep_dots=True).specs  # the records name calls as BFCL does
+        request = written_as_asked(last_request(to_messages(item.turns[0])), specs)
+        calls = [
+            ToolCall(id=str(k), name=c.name, arguments=c.arguments)
+            for k, c in enumerate(record.calls)
+            if isinstance(c, CallRecord)
+        ]
+        if calls and all(unfounded([c], specs, request) for c in calls):
+            turned.add(item.id)
+    return frozenset(turned)
 
 
 def operating_point(points: Sequence[Point], floor: float = IRRELEVANCE_FLOOR) -> Point:

@@ -15,7 +15,7 @@ from rich.table import Table
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
 from toollab.eval.bfcl.run import run_all, write_outputs
-from toollab.eval.gate_curve import curve, operating_point, plot, scores_sync
+from toollab.eval.gate_curve import curve, operating_point, plot, scores_sync, unfounded_items
 from toollab.eval.records import ItemRecord
 from toollab.eval.sweep import load_sweep
 from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES
@@ -260,6 +260,10 @@ def gate(
     signals: Annotated[str, typer.Option(help=f"Comma-separated, from: {', '.join(GATE_SIGNALS)}.")] = ",".join(
         GATE_SIGNALS
     ),
+    founded: Annotated[
+        bool,
+        typer.Option(help="Also each signal with `founded` (calls that need a value never given are answered)."),
+    ] = True,
 ) -> None:
     """The call gate's trade-off on a run that forced a call on every item: for each signal and threshold,
     accuracy on items that need a call against irrelevance accuracy, and the operating point (the best on calls
@@ -277,7 +281,11 @@ def gate(
     load_local(run.model, console)
     with console.status(f"scoring {len(items)} items under {', '.join(chosen_signals)}..."):
         scores = scores_sync(items, run.model, chosen_signals)
-    curves = {s: curve([records[i.id] for i in items], scores, s) for s in chosen_signals}
+    kept = [records[i.id] for i in items]
+    curves = {s: curve(kept, scores, s) for s in chosen_signals}
+    if founded:
+        answered = unfounded_items(items, records)
+        curves |= {f"{s}+founded": curve(kept, scores, s, answered) for s in chosen_signals}
     chosen = {s: operating_point(points) for s, points in curves.items()}
     table = Table(title=f"call gate on {calls} ({len(items)} items)")
     for name in ("signal", "threshold", "needs a call", "irrelevance", "mean"):
