@@ -40,7 +40,14 @@ def _said(value: object, text: str) -> bool:
     in words ("March 14, 2027" for "03/14/2027")."""
     from toollab.eval.synth.generate import spoken_date
 
+    from toollab.eval.synth.families import ADJECTIVES
+
     grouped = isinstance(value, (int, float)) and f"{value:,.0f}" in text and float(value).is_integer()
+    grouped |= isinstance(value, float) and f"{value:,}" in text  # "$15,000.5"
+    if isinstance(value, float) and value < 1 and f"{value * 100:g}%" in text:  # a fraction said as a percentage
+        return True
+    if isinstance(value, str) and ADJECTIVES.get(value, "\0").lower() in text.lower():  # said by its adjective
+        return True
     for form in _DATE_FORMATS:
         try:
             if spoken_date(datetime.strptime(str(value), form).date()).lower() in text.lower():

@@ -22,6 +22,8 @@ class Param:
     words: tuple[str, str] = ("yes", "no")  # how a question says True and False
     grouped: bool = False  # a number written with thousands separators ("$1,250,000"), as people write money
     spoken: str = ""  # a date the question writes in words ("March 14, 2027"); its value in this strftime format
+    percent: bool = False  # a fraction the question writes as a percentage ("5%" for 0.05)
+    adjective: bool = False  # a country the question names by its adjective ("German" for Germany)
 
     @property
     def required(self) -> bool:
@@ -126,6 +128,18 @@ POOLS: dict[str, tuple[Any, ...]] = {
     "ferry_route": ("Saltcove to Gull Point", "Westhaven to Port Elin", "Harborfront to Old Town"),
     "bike_shop": ("Spoke & Chain", "Two Wheels Depot", "Hill Climb Cycles"),
     "band": ("The Lantern Fields", "Lumen Choir", "Velvet Harbor", "Nine Small Suns"),
+    "yield": (0.035, 0.05, 0.0625, 0.08, 0.045),
+    "country": ("Germany", "Japan", "Mexico", "Norway", "Portugal", "Kenya"),
+}
+
+
+ADJECTIVES = {
+    "Germany": "German",
+    "Japan": "Japanese",
+    "Mexico": "Mexican",
+    "Norway": "Norwegian",
+    "Portugal": "Portuguese",
+    "Kenya": "Kenyan",
 }
 
 
@@ -604,6 +618,35 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "investments",
+        (
+            Fn(
+                "investment_future_value",
+                "Future value of an investment at a yearly yield.",
+                (
+                    p("amount", "float", "Amount invested, in dollars.", pool="principal", grouped=True),
+                    p("annual_yield", "float", "Yearly yield as a decimal (0.05 for 5%).", pool="yield", percent=True),
+                    p("years", "integer", "Years invested."),
+                ),
+                (
+                    "What will ${amount} be worth after {years} years at a {annual_yield} annual yield?",
+                    "If I invest ${amount} for {years} years earning {annual_yield} a year, what do I end up with?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "anthems",
+        (
+            Fn(
+                "national_anthem",
+                "The national anthem of a country: its title and who wrote it.",
+                (p("country", "string", "The country.", adjective=True),),
+                ("Who wrote the {country} national anthem?", "What is the title of the {country} anthem?"),
+            ),
+        ),
+    ),
+    Family(
         "ferries",
         (
             Fn(
@@ -662,6 +705,35 @@ FAMILIES: tuple[Family, ...] = (
                     ),
                 ),
                 ("Find a hostel in {city} with {facilities}.", "Which hostels in {city} offer {facilities}?"),
+            ),
+        ),
+    ),
+    Family(
+        "term_deposits",
+        (
+            Fn(
+                "term_deposit_interest",
+                "Interest earned by a term deposit.",
+                (
+                    p("deposit", "float", "Amount deposited, in dollars.", pool="principal", grouped=True),
+                    p("rate", "float", "Yearly rate as a decimal, e.g. 0.04.", pool="yield", percent=True),
+                    p("years", "integer", "Term in years."),
+                ),
+                ("How much interest does ${deposit} earn over {years} years at {rate}?",),
+            ),
+        ),
+    ),
+    Family(
+        "holidays",
+        (
+            Fn(
+                "public_holidays",
+                "Public holidays of a country in a year.",
+                (
+                    p("country", "string", "The country.", adjective=True),
+                    p("year", "integer", "The year.", pool="census_year"),
+                ),
+                ("Which {country} public holidays fall in {year}?",),
             ),
         ),
     ),
@@ -1139,6 +1211,21 @@ DECOYS: dict[str, Fn] = {
     ),
     "hostel_search": _decoy(
         "hostel_reviews", "Guest reviews of a hostel.", p("hostel", "string", "Hostel name.")
+    ),
+    "investment_future_value": _decoy(
+        "investment_fee", "Yearly fee a fund charges on an investment.",
+        p("amount", "float", "Amount invested, in dollars."), p("fund", "string", "The fund."),
+    ),
+    "national_anthem": _decoy(
+        "national_flag", "The colours and design of a country's flag.", p("country", "string", "The country.")
+    ),
+    "term_deposit_interest": _decoy(
+        "early_withdrawal_penalty", "Penalty for closing a term deposit early.",
+        p("deposit", "float", "Amount deposited."), p("months_left", "integer", "Months left in the term."),
+    ),
+    "public_holidays": _decoy(
+        "school_holidays", "School holiday dates of a region in a year.",
+        p("region", "string", "The region."), p("year", "integer", "The year."),
     ),
     "ferry_sailings": _decoy(
         "ferry_fares", "Ticket prices on a ferry route.", p("route", "string", "The route.")

@@ -15,7 +15,7 @@ from itertools import combinations, permutations
 from typing import Any
 
 from toollab.eval.bfcl.data import Item
-from toollab.eval.synth.families import DECOYS, FAMILIES, POOLS, Family, Fn, Param
+from toollab.eval.synth.families import ADJECTIVES, DECOYS, FAMILIES, POOLS, Family, Fn, Param
 
 SPLITS = ("train", "dev", "test")
 SINGLE = ("synth_simple", "synth_multiple", "synth_parallel", "synth_parallel_multiple", "synth_irrelevance")
@@ -94,6 +94,10 @@ def _text(prm: Param, value: Any) -> str:
         return spoken_date(datetime.strptime(value, prm.spoken).date())
     if prm.type == "array":
         return " and ".join(item.lower() for item in value)
+    if prm.percent:
+        return f"{value * 100:g}%"
+    if prm.adjective:
+        return ADJECTIVES[value]
     if prm.grouped:
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
     return str(value)
