@@ -784,6 +784,7 @@ def test_a_required_value_the_request_never_gave_is_unfounded():
     assert unfounded([call(**given, tax_rate=0.2)], [profit], asked) == ["calculate_profit.tax_rate"]
     assert unfounded([call(**given, tax_rate=0.2)], [profit], asked + " Taxes are 0.2.") == []
     assert unfounded([call(**given)], [profit], asked) == ["calculate_profit.tax_rate"]  # left out
+    assert unfounded([call(**given, tax_rate=0.2)], [profit], asked + " Taxes are 20%.") == []  # a percentage
     # a text counts as given when the request holds it or every word of it of three letters or more
     hotel = ToolSpec(
         "book", "Book.", {"type": "object", "properties": {"hotel": {"type": "string"}}, "required": ["hotel"]}
@@ -791,6 +792,9 @@ def test_a_required_value_the_request_never_gave_is_unfounded():
     booked = ToolCall(id="2", name="book", arguments={"hotel": "Hilton Chicago"})
     assert unfounded([booked], [hotel], "a room at the Hilton in Chicago") == []
     assert unfounded([booked], [hotel], "a room in Chicago") == ["book.hotel"]
+    country = ToolCall(id="3", name="book", arguments={"hotel": "Germany"})
+    assert unfounded([country], [hotel], "key events of German history") == []  # by its stem
+    assert unfounded([country], [hotel], "key events of Gerry's history") == ["book.hotel"]
 
 
 @pytest.mark.slow

@@ -157,25 +157,32 @@ def mentioned_required(
 
 
 _FOUND_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_PERCENT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:%|percent\b)")
 
 
 def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
     """The required arguments of the calls ("tool.parameter") that the request does not give: left out, or a value
-    the request does not hold (a number it does not write, a text none of whose words of three letters or more
-    it lacks). Parameters whose values are chosen (an enum, a boolean) are not asked. A near miss called anyway
-    fills what its tool needs and the request never said ("the rate of return of $15,000 revenue and $22,000
-    cost": `calculate_profit` with a `tax_rate` of 0.2)."""
+    the request does not hold (a number it does not write, the fraction of a percentage it writes counting; a text
+    with a word of three letters or more it lacks, one of four or more counting by its stem). Parameters whose
+    values are chosen (an enum, a boolean) are not asked. A near miss called anyway fills what its tool needs and
+    the request never said ("the rate of return of $15,000 revenue and $22,000 cost": `calculate_profit` with a
+    `tax_rate` of 0.2)."""
     said = without_separators(request).lower()
     numbers = {float(n) for n in _FOUND_NUMBER.findall(said)}
+    numbers |= {float(n) / 100 for n in _PERCENT.findall(said)}  # "5%" gives 0.05 as well as 5
     words = set(_WORD.findall(said))
+
+    def has(word: str) -> bool:  # as written, or a word of four letters or more by its stem ("German": Germany)
+        return word in words or (len(word) >= 4 and any(len(w) >= 4 and same_stem(word, w) for w in words))
+
     specs = {t.name: t for t in tools}
 
     def holds(value: str) -> bool:
         if _FOUND_NUMBER.fullmatch(value.strip()):
-            return float(value) in numbers
+            return any(abs(float(value) - n) < 1e-9 for n in numbers)
         text = value.strip().lower()
         telling = [w for w in _WORD.findall(text) if len(w) >= 3]
-        return bool(text) and (text in said or (bool(telling) and all(w in words for w in telling)))
+        return bool(text) and (text in said or (bool(telling) and all(has(w) for w in telling)))
 
     missing = []
     for call in calls:
