@@ -19,9 +19,8 @@ from toollab.retrieval import TopTools
 # Fitted on the dev set: the dense gate's threshold is the most accurate point on items that need a call that
 # keeps irrelevance accuracy at 80% or above (`toollab eval gate`), with `founded` turning down what it catches
 # above the threshold (0.3113 before the dev set's dates, lists and values said in another form; alone it would
-# take 0.3143 now); the
-# selector's ratio keeps 98% (multiple) and 88% (parallel_multiple) of the tools a train-split request asks for
-# and drops 97-100% of the others; the grounding strength was chosen among 2 and 3.
+# take 0.3143 now); the selector's ratio keeps 98% (multiple) and 88% (parallel_multiple) of the tools a
+# train-split request asks for and drops 97-100% of the others; the grounding strength was chosen among 2 and 3.
 GATE = Gate("dense", 0.2883)
 SELECT = TopTools(3, signal="dense", ratio=0.7)
 GROUNDING = 3.0
