@@ -38,9 +38,8 @@ _DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d-%m-%Y")
 def _said(value: object, text: str) -> bool:
     """Whether `text` writes `value`: as Python prints it, with thousands separators (money: "$18,500"), or a date
     in words ("March 14, 2027" for "03/14/2027")."""
-    from toollab.eval.synth.generate import spoken_date
-
     from toollab.eval.synth.families import ADJECTIVES
+    from toollab.eval.synth.generate import spoken_date
 
     grouped = isinstance(value, (int, float)) and f"{value:,.0f}" in text and float(value).is_integer()
     grouped |= isinstance(value, float) and f"{value:,}" in text  # "$15,000.5"
