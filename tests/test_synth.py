@@ -247,6 +247,11 @@ def test_a_run_records_every_switch_and_is_not_resumed_under_other_defaults(tmp_
     assert BfclRun(again, tmp_path, model=ScriptedModel([])).pending == []
     with pytest.raises(ValueError, match="Use another --out folder"):
         BfclRun(dataclasses.replace(again, switches="one_call=on,vote=on"), tmp_path, model=ScriptedModel([]))
+    # read back for `toollab eval gate`, it opens as it ran (`vote` off), whatever today's defaults say
+    from toollab.eval.bfcl.run import recorded_config
+
+    assert "vote=off" in recorded_config(tmp_path).switches
+    assert BfclRun(recorded_config(tmp_path), tmp_path, model=ScriptedModel([])).pending == []
 
 
 def test_eval_synth_on_the_command_line_runs_the_split_asked_for(tmp_path):

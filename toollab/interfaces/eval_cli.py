@@ -14,7 +14,7 @@ from rich.table import Table
 
 from toollab.eval import BfclRun, RunConfig, compare_runs
 from toollab.eval.bfcl import CATEGORIES, GROUND_TRUTH
-from toollab.eval.bfcl.run import run_all, write_outputs
+from toollab.eval.bfcl.run import recorded_config, run_all, write_outputs
 from toollab.eval.gate_curve import curve, operating_point, plot, scores_sync, unfounded_items
 from toollab.eval.records import ItemRecord
 from toollab.eval.sweep import load_sweep
@@ -271,7 +271,7 @@ def gate(
     meta = calls / "run.json"
     if not meta.exists():
         raise fail(f"{calls} is not a run folder (no run.json)")
-    config = RunConfig(**json.loads(meta.read_text(encoding="utf-8")))
+    config = recorded_config(calls)
     if config.tool_choice != "required":
         raise fail(f"{calls} was run with tool choice {config.tool_choice!r}; the curve needs 'required'")
     chosen_signals = [s.strip() for s in signals.split(",") if s.strip()]

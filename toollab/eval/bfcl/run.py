@@ -79,13 +79,20 @@ _OLD_DEFAULTS["tools_per_turn"] = None
 _OLD_DEFAULTS["switches"] = "(none: written before the switches)"  # so an old folder is not resumed with them
 
 
-def _with_later_switches(recorded: str) -> str:
+def with_later_switches(recorded: str) -> str:
     """A recorded switch list with the switches added since it was written, off (as they were then); a list from
     before the switches were recorded stays as it is (it is never resumed)."""
     try:
         return Switches.parse(recorded, Switches.none()).describe() if "=" in recorded else recorded
     except ValueError:
         return recorded
+
+
+def recorded_config(folder: Path) -> RunConfig:
+    """The settings a run folder was run with, read as it ran: switches added since were off then (as a resumed run
+    reads them), so a command that only reads the folder (`toollab eval gate`) opens it under today's defaults."""
+    stored = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    return RunConfig(**stored | {"switches": with_later_switches(stored.get("switches", ""))})
 
 
 Progress = Callable[[ItemRecord], None]
@@ -192,7 +199,7 @@ class BfclRun:
             if is_local(self.config.model) and previous["adapter"] is None:
                 previous["adapter"] = NO_ADAPTER  # written before adapters shipped: it ran the base weights
             if is_local(self.config.model) and previous["switches"] != self.config.switches:
-                previous["switches"] = _with_later_switches(previous["switches"])
+                previous["switches"] = with_later_switches(previous["switches"])
             if previous != self.config.identity():
                 raise ValueError(
                     f"{self.out} holds a run of {previous}; this one is {self.config.identity()}. "
