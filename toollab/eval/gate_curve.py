@@ -74,23 +74,19 @@ def curve(
 
 
 def unfounded_items(items: Sequence[Item], records: dict[str, ItemRecord]) -> frozenset[str]:
-    """The items whose forced first-turn calls `founded` turns down: every call needs a value the request never gave
-    (`toollab.models.local_mentions.unfounded`, against the request with its dates written as the tools ask)."""
+    """The items whose forced first-turn calls `founded` turns down (`local_mentions.turned_down`)."""
     from toollab.harness.messages import ToolCall, last_request
-    from toollab.models.local_dates import written_as_asked
-    from toollab.models.local_mentions import unfounded
+    from toollab.models.local_mentions import turned_down
 
     turned = set()
     for item in items:
-        record = records[item.id]
         specs = tool_set(item.functions, keep_dots=True).specs  # the records name calls as BFCL does
-        request = written_as_asked(last_request(to_messages(item.turns[0])), specs)
         calls = [
             ToolCall(id=str(k), name=c.name, arguments=c.arguments)
-            for k, c in enumerate(record.calls)
+            for k, c in enumerate(records[item.id].calls)
             if isinstance(c, CallRecord)
         ]
-        if calls and all(unfounded([c], specs, request) for c in calls):
+        if turned_down(calls, specs, last_request(to_messages(item.turns[0]))):
             turned.add(item.id)
     return frozenset(turned)
 

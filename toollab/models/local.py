@@ -33,7 +33,7 @@ from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
-from toollab.models.local_mentions import ExpressionHint, mentioned_required, region_parameters, unfounded
+from toollab.models.local_mentions import ExpressionHint, mentioned_required, region_parameters, turned_down
 from toollab.models.local_parts import best_tool, joined, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
@@ -300,12 +300,10 @@ class LocalModel:
             metadata["grammar"] = matcher.stats.to_dict()
         if gated is not None:
             metadata["gate"] = gated
-            if self.founded and gated["call"] and not gated.get("arithmetic") and message.tool_calls:
-                request = written_as_asked(last_request(messages), params.tools)
-                missing = [unfounded([c], params.tools, request) for c in message.tool_calls]
-                if all(missing):  # every call fills what the request never said: a near miss, answered instead
+            if self.founded and gated["call"] and not gated.get("arithmetic"):
+                unsaid = turned_down(message.tool_calls, params.tools, last_request(messages))
+                if unsaid:  # every call fills what the request never said: a near miss, answered instead
                     answer = await self.request(messages, dataclasses.replace(asked, gate=None, tool_choice="none"))
-                    unsaid = [m for ms in missing for m in ms]
                     answer.metadata["gate"] = gated | {"call": False, "unfounded": unsaid, "calls": message.raw}
                     return answer
         if len(turns) > 1:

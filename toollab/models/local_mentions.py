@@ -17,7 +17,7 @@ from toollab.formats.base import Format
 from toollab.harness.chain import EXPRESSION, calls_since_request, expression_tool, operators, unheld_numbers
 from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
 from toollab.harness.request import RequestParams
-from toollab.models.local_dates import said_dates
+from toollab.models.local_dates import said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_steering import call_values
 from toollab.tools import ToolSpec
@@ -200,6 +200,17 @@ def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str
             if not values or not all(holds(v) for v in values):
                 missing.append(f"{call.name}.{p}")
     return missing
+
+
+def turned_down(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
+    """What `founded` answers a gated turn instead for: when every call has a required argument the request does
+    not give (`unfounded`, against the request with its dates written as the tools ask), those arguments; [] when a
+    call is founded, or there is no call. The local model's turn and `toollab eval gate`'s curve both ask here."""
+    if not calls:
+        return []
+    said = written_as_asked(request, tools)
+    missing = [unfounded([c], tools, said) for c in calls]
+    return [m for ms in missing for m in ms] if all(missing) else []
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?![\d.,:/-]*\d)")  # 1,250.5, 2027-03-14, 18:45, 5 of 5cm
