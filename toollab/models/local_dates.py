@@ -43,6 +43,7 @@ _SPOKEN = (
     re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),  # 11 March 2022; 14th of March, 2027
     re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),  # 2022-03-11
 )
+DIGIT_DATE = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}"  # a date in digits, as a format writes it: 2027-09-09, 09/09/2027
 # "YYYY-MM-DD", "mm/dd/yyyy", "DD-MM-YYYY": the three fields once each, one separator.
 _FORMAT = re.compile(r"\b(yyyy|mm|dd)([-/.])(yyyy|mm|dd)\2(yyyy|mm|dd)\b", re.IGNORECASE)
 _FIELDS = {"yyyy": "%Y", "mm": "%m", "dd": "%d"}

@@ -17,7 +17,7 @@ from toollab.formats.base import Format
 from toollab.harness.chain import EXPRESSION, calls_since_request, expression_tool, operators, unheld_numbers
 from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
 from toollab.harness.request import RequestParams
-from toollab.models.local_dates import said_dates, written_as_asked
+from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_steering import call_values
 from toollab.tools import ToolSpec
@@ -61,16 +61,17 @@ def region_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
     return frozenset(found)
 
 
+def _same_word(a: str, b: str) -> bool:
+    """Two words of four letters or more by their stem ("views" and "view", "german" and "germany"), shorter ones
+    exactly ("wi" is not "with", "in" not "indian")."""
+    return a == b or (min(len(a), len(b)) >= 4 and same_stem(a, b))
+
+
 def _words_say(phrase: list[str], words: list[str]) -> bool:
-    """Whether `words` hold `phrase` word for word, a word of four letters or more by its stem ("scenic views" says
-    "Scenic View"), a shorter one exactly ("wi fi" is not "with fiction")."""
+    """Whether `words` hold `phrase` word for word (`_same_word`: "scenic views" says "Scenic View")."""
     n = len(phrase)
     return any(
-        all(
-            w == p or (min(len(p), len(w)) >= 4 and same_stem(p, w))
-            for p, w in zip(phrase, words[i : i + n], strict=True)
-        )
-        for i in range(len(words) - n + 1)
+        all(_same_word(p, w) for p, w in zip(phrase, words[i : i + n], strict=True)) for i in range(len(words) - n + 1)
     )
 
 
@@ -156,8 +157,9 @@ def mentioned_required(
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 
 
-_FOUND_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_PERCENT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:%|percent\b)")
+_PLAIN_NUMBER = r"-?\d+(?:\.\d+)?"  # a number as written: 5, -2, 10.5 (a list's item, a value the request gives)
+_FOUND_NUMBER = re.compile(_PLAIN_NUMBER)
+_PERCENT = re.compile(rf"({_PLAIN_NUMBER})\s*(?:%|percent\b)")
 
 
 def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
@@ -172,8 +174,8 @@ def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str
     numbers |= {float(n) / 100 for n in _PERCENT.findall(said)}  # "5%" gives 0.05 as well as 5
     words = set(_WORD.findall(said))
 
-    def has(word: str) -> bool:  # as written, or a word of four letters or more by its stem ("German": Germany)
-        return word in words or (len(word) >= 4 and any(len(w) >= 4 and same_stem(word, w) for w in words))
+    def has(word: str) -> bool:  # as written, or by its stem (`_same_word`: "German" for Germany)
+        return word in words or any(_same_word(word, w) for w in words)
 
     specs = {t.name: t for t in tools}
 
@@ -252,8 +254,6 @@ def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or "
 _UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
-_PLAIN_NUMBER = r"-?\d+(?:\.\d+)?"  # a list item that is a number: 5, -2, 10.5
-_DATE_ITEM = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}"  # ... or a date in digits: 2027-09-09, 09/09/2027
 
 
 def _item_shape(value: str) -> tuple[str, bool] | None:
@@ -262,8 +262,8 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
     counts (not for lowercase words: "salt and pepper" is one thing as often as two)."""
     if re.fullmatch(_PLAIN_NUMBER, value):
         return _PLAIN_NUMBER, True
-    if re.fullmatch(_DATE_ITEM, value):
-        return _DATE_ITEM, True
+    if re.fullmatch(DIGIT_DATE, value):  # ... or a date in digits
+        return DIGIT_DATE, True
     words = value.split()
     if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w.lower()) for w in words):
         return None

@@ -15,6 +15,7 @@ from typing import Any
 
 from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
+from toollab.models.local_dates import DIGIT_DATE
 from toollab.models.local_names import name_words, same_stem
 from toollab.tools.arithmetic import GROUPED as _GROUPED
 from toollab.tools.arithmetic import without_separators
@@ -276,7 +277,7 @@ _ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _REGION = r",\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*(?!\s*,\s*[A-Z]|\s+(?:and|or)\b|\s+[A-Z]|[\w.])"
 # a date in digits (as the `dates` switch writes the request's: "on the 2027-05-02"), up to two short words after
 # a value: another parameter's, where the value ends
-_DATE = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}(?![\w-])"
+_DATE = rf"{DIGIT_DATE}(?![\w-])"
 _INTO_DATE = rf"(?:,?\s+[a-z]{{1,5}}){{0,2}},?\s+{_DATE}"
 
 
