@@ -202,6 +202,24 @@ ASIDES = (
 )
 
 
+# How people join the things they ask in one message: "Also: ...", and as often a sequence word ("Then, ...",
+# "After that, ...", a last "Finally, ..."), which a reader may not take for a dependency on its own: each ask
+# here is whole (it names everything it needs).
+_JOINS = ("Also:", "Also,", "Additionally,", "Then,", "Next,", "After that,")
+_LAST_JOINS = ("Finally,", "Lastly,")
+
+
+def _joined(questions: Sequence[str], rng: random.Random) -> str:
+    out = [questions[0]]
+    for k, question in enumerate(questions[1:], start=1):
+        last = k == len(questions) - 1 and k >= 2
+        join = rng.choice(_LAST_JOINS if last and rng.random() < 0.5 else _JOINS)
+        first = question.split()[0]
+        keep = join.endswith(":") or first in ("I", "I'm", "I'd", "I'll", "I've") or first[:2].isupper()
+        out.append(f"{join} {question if keep else question[0].lower() + question[1:]}")
+    return " ".join(out)
+
+
 def _all_functions(split: str) -> list[Fn]:
     return [fn for family in families(split) for fn in family.functions]
 
@@ -247,7 +265,7 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         asked = [ask(fn, rng) for _ in range(rng.randint(2, 3))]
         if len({repr(a) for _, a in asked}) < len(asked):  # each ask a different call
             return _one(category, split, i, rng)
-        question = " ".join(q if k == 0 else f"Also: {q}" for k, (q, _) in enumerate(asked))
+        question = _joined([q for q, _ in asked], rng)
         return _item(category, split, i, question, [fn], [a for _, a in asked])
     if category == "synth_parallel_multiple":
         family = rng.choice([f for f in fams if len(f.functions) > 1] or fams)
@@ -257,7 +275,7 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         rng.shuffle(offered)
         if i % 4 == 2:  # a quarter number their requests
             return _item(category, split, i, f"Two things, please. First: {q1} Second: {q2}", offered, [a1, a2])
-        return _item(category, split, i, f"{q1} Also: {q2}", offered, [a1, a2])
+        return _item(category, split, i, _joined([q1, q2], rng), offered, [a1, a2])
     if category == "synth_irrelevance":  # half near misses (the family's other functions), half unrelated ones
         fn = rng.choice(pool)
         family = next(f for f in fams if fn in f.functions)
