@@ -399,7 +399,7 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     )
 
 
-def test_a_request_splits_into_its_parts_only_at_an_additive_connective():
+def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_only_where_it_stands_alone():
     from toollab.models.local_parts import lists_several, request_parts
 
     def split(request: str) -> list[str]:
@@ -412,6 +412,20 @@ def test_a_request_splits_into_its_parts_only_at_an_additive_connective():
     assert split("Find the area of a circle of radius 3. Additionally, find its perimeter.") == [
         "Find the area of a circle of radius 3.",
         "Find its perimeter.",
+    ]
+    assert split("Where is Harbor FC in the table? Then, who won Harbor FC v Rovers? Lastly, when do Rovers play?") == [
+        "Where is Harbor FC in the table?",
+        "Who won Harbor FC v Rovers?",
+        "When do Rovers play?",
+    ]
+    # a sequenced sentence that points back stays with the part before it; "this time" restates its case whole
+    assert split("Fetch sequence XYZ. Then fetch it in genbank format. After that, weather in Oslo?") == [
+        "Fetch sequence XYZ. Then fetch it in genbank format.",
+        "Weather in Oslo?",
+    ]
+    assert split("GCD of 56 and 98 by Euclid? After that, GCD of 81 and 27, but this time by the binary way.") == [
+        "GCD of 56 and 98 by Euclid?",
+        "GCD of 81 and 27, but this time by the binary way.",
     ]
     # context before a question and a question after the fact stay with their part
     rated = "I'm rated 1450 and got a loss against a 1875. What's my new rating?"

@@ -6,11 +6,13 @@ calls of a joined one (on the dev set, simple items 26 of 30 right against paral
 calling turn whose request splits this way decodes one row per part, each seeing only its part as the request,
 and the turn's calls are the parts' calls in order.
 
-A part starts only at a sentence that opens with an additive connective ("Also", "Additionally", "Plus",
-"Moreover", "Furthermore", "Besides", "As well"): sentences without one stay with the part before them, so
-context ("I'm rated 1450 and got a loss against a 1875. What's my new rating?") and asides ("I'm asking for a
-friend.") are never cut off from their question. Sequencing words ("Then", "Next", "After that") do not split:
-what follows them may need the result of what comes before.
+A part starts only at a sentence that opens with a connective: an additive one ("Also", "Additionally", "Plus",
+"Moreover", "Furthermore", "Besides", "As well"), or a sequencing one ("Then", "Next", "After that", "Finally",
+"Lastly", ...) when the sentences it opens do not point back ("it", "the result", "the same", "again", "those"):
+what follows "Then, convert it to Fahrenheit." needs what comes before, what follows "Then, what's the weather in
+Oslo?" does not. Sentences without a connective stay with the part before them, so context ("I'm rated 1450 and
+got a loss against a 1875. What's my new rating?") and asides ("I'm asking for a friend.") are never cut off from
+their question.
 
 A request that states its cases one by one with ordinals ("... for three cases: the first has ..., the second
 has ..., and the third has ...", "First: ... Second: ...") splits at them: each part is what comes before the
@@ -31,9 +33,19 @@ from toollab.retrieval.relevance import tool_scores, without_quoted
 from toollab.tools import ToolSpec
 
 MAX_PARTS = 4  # like coverage: BFCL's parallel items ask 2 to 4 things
-_CONNECTIVE = r"(?:Also|Additionally|Plus|Moreover|Furthermore|Besides|As well)"
+_ADDITIVE = r"(?:Also|Additionally|Plus|Moreover|Furthermore|Besides|As well)"
+_SEQUENCE = r"(?:Then|And then|Next|After that|After this|Afterwards|Finally|Lastly|Last)"
+_CONNECTIVE = rf"(?:{_ADDITIVE}|{_SEQUENCE})"
 _BOUNDARY = re.compile(rf"(?<=[.?!])\s+(?={_CONNECTIVE}\b)")
 _LEAD = re.compile(rf"^{_CONNECTIVE}\b[,:;]?\s*")
+_SEQUENCED = re.compile(rf"^{_SEQUENCE}\b")
+# Words by which a sentence leans on what came before it: a pronoun for an earlier thing or result, "the same",
+# "again", "this" (but "this time", which varies a case the sentence then states whole).
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|itself|they|them|their|these|those|same|result|results|answer|previous|above|earlier|again|"
+    r"repeat)\b|\bthis\b(?!\s+time)",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -47,8 +59,13 @@ class Part:
 def request_parts(request: str) -> list[Part]:
     """The request's parts, each without its connective and starting with a capital; the request alone (one part)
     when it does not split, or splits into more than MAX_PARTS or into a part with nothing left to ask. Joined
-    requests split first ("Also: ..."); a request that does not split so may split at its ordinals."""
-    pieces = _BOUNDARY.split(request.strip())
+    requests split first ("Also: ...", "Then, ..."); a request that does not split so may split at its ordinals."""
+    pieces: list[str] = []
+    for piece in _BOUNDARY.split(request.strip()):
+        if pieces and _SEQUENCED.match(piece) and _POINTS_BACK.search(_LEAD.sub("", piece)):
+            pieces[-1] = f"{pieces[-1]} {piece}"  # it needs what came before: the same part
+        else:
+            pieces.append(piece)
     if len(pieces) < 2:
         return enumerated_parts(request)
     if len(pieces) > MAX_PARTS:
