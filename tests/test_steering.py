@@ -603,8 +603,8 @@ def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
 
     import torch
 
-    from toollab.models.local_mentions import listed_next
-    from toollab.models.local_steering import Grounding
+    from toollab.models.local_mentions import ends_item, listed_next
+    from toollab.models.local_steering import PENALTY, Grounding
 
     tokenizer = steered["on"].load().tokenizer
     asked = "What position are Harbor City FC, Old Town Athletic and Riverside Rovers in?"
@@ -621,12 +621,37 @@ def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
 
     assert logits[first_token("Riverside")] < 0 < logits[first_token("Harbor")]  # spent, and the next items
     assert logits[first_token("Harbor")] > logits[first_token("City")]
+    # a value that has written a whole item ends there (its closing quote), unless its parameter takes a list
+    ends = partial(ends_item, request=asked)
+    for lists, ended in ((frozenset(), True), (frozenset({"team"}), False)):
+        grounding = Grounding(tokenizer, asked, "", 3.0, HERMES, "finish", listed, item_end=ends, lists=lists)
+        logits = torch.zeros(len(tokenizer))
+        opened = '<tool_call>\n{"name": "table_position", "arguments": {"team": "Old Town Athletic'
+        grounding.bias(logits, [], opened)
+        assert (float(logits[grounding.closing].max()) > PENALTY / 2) is ended
     table = ToolSpec("table_position", "League table position of a team.", {
         "type": "object", "properties": {"team": {"type": "string", "description": "Team name."}}, "required": ["team"]
     })  # fmt: skip
     reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([table], "required")))
     teams = [c.args_as_dict()["team"] for c in reply.message.tool_calls]
     assert sorted(teams) == ["Harbor City FC", "Old Town Athletic", "Riverside Rovers"], reply.raw  # listed off: 2
+
+
+def test_a_value_that_has_written_a_whole_item_of_a_list_ends_there():
+    from toollab.models.local_mentions import ends_item, list_parameters
+
+    trails = "How difficult are Eagle Ridge, Summit Path, Blue Lake Trail and Fern Gully Loop?"
+    assert ends_item("Eagle Ridge", trails) and ends_item("Fern Gully Loop", trails)
+    assert not ends_item("Eagle", trails) and not ends_item("Blue Lake", trails)  # inside an item
+    assert not ends_item("Eagle Ridge, Summit Path", trails)  # past it: not this rule's to mend
+    assert ends_item("Eagle Ridge", "How difficult is Eagle Ridge and Blue Lake Trail?")
+    assert not ends_item("Smith", "Find the law firm 'Smith and Jones' in Boston.")  # a quoted name is one value
+    assert not ends_item("Paris", "What is the weather in Paris?")  # in no list
+    spec = ToolSpec("cook", "Cook.", {"type": "object", "properties": {
+        "ingredients": {"type": "string", "description": "A comma separated list of ingredients."},
+        "dish": {"type": "string", "description": "The dish."},
+    }})  # fmt: skip
+    assert list_parameters([spec]) == frozenset({"ingredients"})
 
 
 @pytest.mark.slow

@@ -33,7 +33,13 @@ from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
 from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
-from toollab.models.local_mentions import ExpressionHint, mentioned_required, region_parameters, turned_down
+from toollab.models.local_mentions import (
+    ExpressionHint,
+    list_parameters,
+    mentioned_required,
+    region_parameters,
+    turned_down,
+)
 from toollab.models.local_parts import best_tool, joined, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
@@ -104,6 +110,7 @@ class TurnContext:
     failed_turn: str | None = None
     expression: ExpressionHint | None = None  # what the chain's expression should hold (`ExpressionHint`)
     regions: frozenset[str] = frozenset()  # parameters whose values name a place with its region (`region_parameters`)
+    lists: frozenset[str] = frozenset()  # parameters whose one value may hold a list (`list_parameters`)
 
 
 def failed_turn(messages: Sequence[Message]) -> str | None:
@@ -262,6 +269,7 @@ class LocalModel:
                 failed_turn(messages),
                 hint,
                 region_parameters(params.tools),
+                list_parameters(params.tools),
             )
             # a part's best tool is found by MiniLM: on the torch thread, as the gate's relevance is (`decide`)
             turns = await local_weights.on_torch_thread_async(self._turns, messages, params, tools, text, context)

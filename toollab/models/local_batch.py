@@ -23,7 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toollab.models import local_weights
-from toollab.models.local_mentions import listed_next, salient_values, uncovered
+from toollab.models.local_mentions import ends_item, listed_next, salient_values, uncovered
 from toollab.models.local_steering import (
     OPERATOR_BIAS,
     PENALTY,
@@ -196,7 +196,9 @@ class DecodeRow:
         self.source = f"{context.request}\n{context.results}" if model.grounded_calls else None
         self.steer = None
         if model.grounding and matcher is not None and context.request and model.format.envelope is not None:
-            listed = partial(listed_next, request=context.request) if model.listed and not context.results else None
+            listing = model.listed and not context.results
+            listed = partial(listed_next, request=context.request) if listing else None
+            item_end = partial(ends_item, request=context.request) if listing else None
             self.steer = Grounding(
                 self.tokenizer,
                 context.request,
@@ -206,6 +208,8 @@ class DecodeRow:
                 context.finish,
                 listed,
                 context.regions,
+                item_end,
+                context.lists,
             )
         # coverage: the request's values, while a first calling turn may not end with some of them in no call;
         # listed: the request, while it may not end with an item of a list its calls took from in no call

@@ -61,6 +61,22 @@ def region_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
     return frozenset(found)
 
 
+_SEVERAL_IN_ONE = re.compile(r"\b(?:list|lists|comma|commas|separated|multiple|several)\b", re.IGNORECASE)
+
+
+def list_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
+    """The string parameters whose descriptions ask for several things in one value ("a comma separated list of
+    ingredients"): their values may run through a list of the request (`ends_item` does not end them)."""
+    return frozenset(
+        name
+        for tool in tools
+        for name, schema in (tool.parameters.get("properties") or {}).items()
+        if isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and _SEVERAL_IN_ONE.search(str(schema.get("description", "")))
+    )
+
+
 def _same_word(a: str, b: str) -> bool:
     """Two words of four letters or more by their stem ("views" and "view", "german" and "germany"), shorter ones
     exactly ("wi" is not "with", "in" not "indian")."""
@@ -301,6 +317,19 @@ def listed_with(value: str, request: str) -> list[str]:
     if not siblings or not (pairs or commas):
         return []
     return [s.lower() for s in siblings]
+
+
+def ends_item(value: str, request: str) -> bool:
+    """Whether a string value written so far is a whole item of a list in the request ("Eagle Ridge" of "How
+    difficult are Eagle Ridge, Summit Path and Fern Gully Loop?") that no quoted span of the request holds with more:
+    one call's value, the other items the next calls' (SmolLM2 wrote "Eagle Ridge, Summit Path" as one trail)."""
+    if not value or value != value.strip():
+        return False
+    lowered = value.lower()
+    if any(lowered in quoted.lower() and len(quoted) > len(value) for quoted in _QUOTED.findall(request)):
+        return False
+    ends = re.search(rf"(?<![\w.-]){re.escape(value)}(?:{_SEPARATOR}|[?.!;)]|$)", request, re.IGNORECASE)
+    return ends is not None and bool(listed_with(value, request))
 
 
 def unlisted(calls: Sequence[ToolCall], request: str) -> list[str]:

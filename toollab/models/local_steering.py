@@ -295,7 +295,8 @@ class Grounding:
     request moves on to the list's next item: it opens with `strength` more on the first tokens of the items no call
     holds yet, and the words this tool's earlier calls used there (as often as the source holds them) get 2 x
     `strength` taken away (the other parameters may repeat their values: "the advanced, beginner and intermediate
-    spanish course" is three calls with "spanish")."""
+    spanish course" is three calls with "spanish"); and given `item_end`, a string value that has written a whole
+    item of a list ends there."""
 
     def __init__(
         self,
@@ -307,6 +308,8 @@ class Grounding:
         finish: str | None,
         listed: Callable[[Sequence[ToolCall]], tuple[set[str], list[str]]] | None = None,
         regions: frozenset[str] = frozenset(),
+        item_end: Callable[[str], bool] | None = None,
+        lists: frozenset[str] = frozenset(),
     ):
         import torch
 
@@ -346,6 +349,8 @@ class Grounding:
         self.spent: Any = None
         self.tokenizer = tokenizer
         self.regions = regions
+        self.item_end = item_end
+        self.lists = lists
         self.listed = listed
         self.listed_parameters: set[str] = set()
         self.wanted: Any = None  # first tokens of the list items no call holds yet
@@ -428,11 +433,20 @@ class Grounding:
             logits[self.closing] -= PENALTY  # "Denver, Colorado" for "the city and state", not "Denver"
         elif writing and value is not None and self.dated and self._date_follows(value.group(1)):
             logits[self.closing] += PENALTY  # "Harborfront to Old Town", not "... on the 2nd of May 2027"
+        elif writing and value is not None and self._item_ends(key, value.group(1)):
+            logits[self.closing] += PENALTY  # "Eagle Ridge", not "Eagle Ridge, Summit Path": one call an item
         if key is not None and key.group(1) in self.listed_parameters:  # a value a list's items vary
             if self.spent is not None:
                 logits[self.spent] -= 2 * self.strength
             if self.wanted is not None and opening is not None:
                 logits[self.wanted] += self.strength
+
+    def _item_ends(self, key: re.Match[str] | None, value: str) -> bool:
+        """Given `item_end` (`local_mentions.ends_item`), whether the value is a whole item of a list in the request,
+        for a parameter whose one value is not a list itself (`lists`) nor a place with its region (`regions`)."""
+        if self.item_end is None or key is None or key.group(1) in self.lists or key.group(1) in self.regions:
+            return False
+        return self.item_end(value)
 
     def _date_follows(self, value: str) -> bool:
         """Whether the source writes `value` from a word's start and goes on, within two short words, with a date in
