@@ -534,7 +534,7 @@ def test_grounded_arguments_copy_the_request_and_the_turn_stops_before_a_repeat(
 
 
 @pytest.mark.slow
-def test_a_value_does_not_go_on_with_its_parameters_kind_the_request_writes_in_lowercase(steered):
+def test_a_value_does_not_open_or_go_on_with_its_parameters_kind_the_request_writes_in_lowercase(steered):
     # "the Rosewood finish": SmolLM2 wrote {"finish": "Rosewood Finish"}; the kind is the parameter's, the value the
     # rest. A capitalised word stays: it may be part of a name ("Linden Street" for `street`)
     import torch
@@ -554,7 +554,10 @@ def test_a_value_does_not_go_on_with_its_parameters_kind_the_request_writes_in_l
     assert not allowed(guitar, '"finish": "Rosewood', " finish") and not allowed(
         guitar, '"finish": "Rosewood', " Finish"
     )
-    assert allowed(guitar, '"finish": "', "finish") and allowed(guitar, '"finish": "Rosewood', '"')
+    assert allowed(guitar, '"finish": "Rosewood', '"') and allowed(guitar, '"finish": "', "Rose")
+    # nor open with it: "the trail Fern Gully Loop" is the trail "Fern Gully Loop"
+    trail = "Three cases: the first has trail Fern Gully Loop."
+    assert not allowed(trail, '"trail": "', "trail") and allowed(trail, '"trail": "', "Fern")
     assert allowed(guitar, '"model": "Rosewood', " finish")  # another parameter's value may hold the word
     zone = "Convert 3pm New York time zone to London time."
     assert not allowed(zone, '"from_timezone": "New York', " time") and allowed(zone, '"from_timezone": "New', " York")

@@ -425,9 +425,10 @@ class Grounding:
         if inside and _SEPARATED.search(text):
             logits[self.closing] -= PENALTY
         writing = value is not None and bool(value.group(1).strip()) and self.active is self.sources["all"]
-        key = _KEY.search(text) if writing or self.listed_parameters else None
-        if writing and key is not None and (kind := self._kind_tokens(key.group(1))) is not None:
-            logits[kind] -= PENALTY  # a value does not go on with its parameter's kind ("Rosewood finish")
+        opens = opening is not None and bool(opening.group(1))  # right after a string value's opening quote
+        key = _KEY.search(text) if writing or opens or self.listed_parameters else None
+        if (writing or opens) and key is not None and (kind := self._kind_tokens(key.group(1))) is not None:
+            logits[kind] -= PENALTY  # a value neither opens nor goes on with its parameter's kind ("Rosewood finish")
         region = key is not None and key.group(1) in self.regions
         if writing and value is not None and region and self._region_follows(value.group(1)):
             logits[self.closing] -= PENALTY  # "Denver, Colorado" for "the city and state", not "Denver"
@@ -483,7 +484,7 @@ class Grounding:
     def _kind_tokens(self, parameter: str) -> Any:
         """The first tokens of the source's words that share a stem with a word of `parameter`'s name and that the
         source writes in lowercase only: there they say what kind of thing a value is ("the Rosewood finish", "a hill
-        slope", "New York time zone"), and the value is the rest. Written capitalised they may be part of a name
+        slope", "New York time zone", "the trail Fern Gully Loop"), and the value is the rest. Written capitalised they may be part of a name
         ("Linden Street" for `street`), and stay. None when there are none."""
         if parameter not in self._kinds:
             kinds = [
@@ -493,8 +494,8 @@ class Grounding:
             ]
             barred = set()
             for word in kinds:
-                for variant in (word, word.capitalize()):
-                    first = self.tokenizer(" " + variant, add_special_tokens=False)["input_ids"][0]
+                for variant in (word, word.capitalize(), " " + word, " " + word.capitalize()):  # opening, going on
+                    first = self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]
                     if len(token_texts(self.tokenizer)[first].strip()) >= 3:  # a short piece starts others too
                         barred.add(first)
             self._kinds[parameter] = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
