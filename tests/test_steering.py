@@ -640,6 +640,27 @@ def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
     assert sorted(teams) == ["Harbor City FC", "Old Town Athletic", "Riverside Rovers"], reply.raw  # listed off: 2
 
 
+def test_a_parameter_that_takes_a_fraction_takes_the_requests_percentages_as_fractions():
+    from toollab.models.local_mentions import mentioned_required, said_fractions
+
+    decimal = {"type": "float", "description": "Yearly yield as a decimal (0.05 for 5%)."}
+    assert said_fractions(decimal, "$250,000 at 8% for 20 years, then at 6.25 percent.") == [0.08, 0.0625]
+    assert said_fractions(decimal, "8% now, a 0.3 share later") == [0.08, 0.3]  # one written as a fraction too
+    assert said_fractions(decimal, "$250,000 for 20 years.") == []  # no percentage: the grammar is left alone
+    chance = {"type": "number", "description": "The probability of success on each trial."}
+    assert said_fractions(chance, "A player makes 60% of shots.") == [0.6]
+    assert said_fractions({"type": "float", "description": "Interest rate in percentage."}, "at 5%") == []
+    assert said_fractions({"type": "integer", "description": "Share, as a decimal."}, "at 5%") == []
+    spec = ToolSpec("grow", "Future value.", {"type": "object", "properties": {
+        "amount": {"type": "number", "description": "Amount."}, "annual_yield": decimal,
+    }, "required": ["amount", "annual_yield"]})  # fmt: skip
+    shown = mentioned_required(spec, "$1,000 at 8% a year?")
+    assert shown.parameters["properties"]["annual_yield"]["enum"] == [0.08]
+    assert "enum" not in mentioned_required(spec, "$1,000 at 8% a year?", fractions=False).parameters["properties"][
+        "annual_yield"
+    ]
+
+
 def test_a_value_that_has_written_a_whole_item_of_a_list_ends_there():
     from toollab.models.local_mentions import ends_item, list_parameters
 

@@ -170,6 +170,7 @@ class LocalModel:
         dates: bool = False,
         named_items: bool = False,
         founded: bool = False,
+        fractions: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -194,6 +195,7 @@ class LocalModel:
         self.dates = dates  # a date parameter takes the request's dates in the format its description asks
         self.named_items = named_items  # a list of enum choices holds only those the request names, if it names some
         self.founded = founded  # a gated turn whose every call needs a value the request never gave answers instead
+        self.fractions = fractions  # a parameter that takes a fraction takes the request's percentages as fractions
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
@@ -430,8 +432,8 @@ class LocalModel:
         a calling turn under `votes`, more candidates sampled at `VOTE_TEMPERATURE` from a generator seeded by
         the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
         under its grammar."""
-        if (self.named_optionals or self.dates or self.named_items) and context.request:
-            said = (self.named_optionals, self.dates, self.named_items)
+        if (self.named_optionals or self.dates or self.named_items or self.fractions) and context.request:
+            said = (self.named_optionals, self.dates, self.named_items, self.fractions)
             tools = [mentioned_required(t, context.request, *said) for t in params.tools]
             params = dataclasses.replace(params, tools=tools)
             if self.dates:

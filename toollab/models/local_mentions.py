@@ -130,21 +130,54 @@ def said_flag(parameter: str, request: str) -> bool | None:
     return not _NEGATIONS.intersection(_WORD.findall(clause)[-3:])
 
 
+# A number parameter that takes a fraction: its description says so, or shows a percentage as a decimal. One that
+# says "percent" takes the percentage as written.
+_FRACTION = re.compile(
+    r"\bdecimal\b|\bfraction\b|\bprobabilit|\bbetween 0(?:\.0)? and 1\b|\b0(?:\.0)? to 1(?:\.0)?\b"
+    r"|\b0\.\d+ for \d+(?:\.\d+)?\s*%|\d\s*% (?:is|=|would be(?: represented as)?) 0\.\d",
+    re.IGNORECASE,
+)
+_IN_PERCENT = re.compile(r"\bpercent(?:age)?\b", re.IGNORECASE)
+_DECIMAL_SHARE = re.compile(r"(?<![\w.])(0?\.\d+)(?![\w.%])")  # a fraction written as one: 0.3, .25
+
+
+def said_fractions(schema: dict[str, Any], request: str) -> list[float]:
+    """The fractions of the percentages the request writes ("8%", "6.25 percent": 0.08, 0.0625), and the fractions
+    it writes as such ("0.3"), in order and each once, for a number parameter that takes a fraction (`_FRACTION`);
+    [] for any other parameter, or a request that writes no percentage. SmolLM2 copies the 8 of "8% a year" into a yield "as a decimal (0.05 for 5%)"."""
+    said = str(schema.get("description", ""))
+    if schema.get("type") not in ("number", "float") or not _FRACTION.search(said) or _IN_PERCENT.search(said):
+        return []
+    written = without_separators(request)
+    shares = [round(float(n) / 100, 10) for n in _PERCENT.findall(written)]
+    if not shares:
+        return []
+    return list(dict.fromkeys([*shares, *(float(n) for n in _DECIMAL_SHARE.findall(written))]))
+
+
 def mentioned_required(
-    tool: ToolSpec, request: str, optionals: bool = True, dates: bool = True, items: bool = True
+    tool: ToolSpec,
+    request: str,
+    optionals: bool = True,
+    dates: bool = True,
+    items: bool = True,
+    fractions: bool = True,
 ) -> ToolSpec:
     """The tool as the grammar sees it, for the grammar only (the tool itself, and the validation of its calls, are
     unchanged). With `optionals`: the optional parameters the request names made required, and the boolean ones
     it names given the value it says (`said_flag`). With `dates`: a date parameter whose description asks a format
     takes only the request's dates in that format (`local_dates.said_dates`); it stays optional if it was. With
     `items`: a list whose items are chosen from an enum, and whose choices the request names some of, may hold only
-    those (`named_items`), and no more items than there are of them; an optional one it names none of is left out."""
+    those (`named_items`), and no more items than there are of them; an optional one it names none of is left out.
+    With `fractions`: a number parameter that takes a fraction, where the request writes percentages, takes one of
+    their fractions (`said_fractions`)."""
     schema = tool.parameters
     properties = dict(schema.get("properties") or {})
     required = list(schema.get("required") or [])
     named: list[str] = []
     flags: dict[str, bool] = {}
     days: dict[str, list[str]] = {}
+    shares: dict[str, list[float]] = {}
     chosen: dict[str, list[Any]] = {}
     unsaid: list[str] = []
     for p, s in properties.items():
@@ -156,15 +189,17 @@ def mentioned_required(
             flags[p] = flag
         if dates and (said := said_dates(s, request)):
             days[p] = said
+        if fractions and (parts := said_fractions(s, request)):
+            shares[p] = parts
         if items and (some := named_items(s, request)):
             chosen[p] = some
         elif items and p not in required and p not in named and choices(s) is not None:
             unsaid.append(p)
-    if not named and not flags and not days and not chosen and not unsaid:
+    if not named and not flags and not days and not shares and not chosen and not unsaid:
         return tool
     for p in unsaid:  # an optional list of choices the request names none of is left out, not filled
         del properties[p]
-    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items()]:
+    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items()]:
         properties[p] = {**properties[p], "enum": values}
     for p, values in chosen.items():  # each once at most: SmolLM2 wrote a named choice again after the others
         allowed = {**properties[p]["items"], "enum": values}

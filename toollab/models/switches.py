@@ -63,7 +63,9 @@ class Switches:
     `named_items`: a list whose items are choices of an enum holds only the choices the request names, when it names
     some ("a park with a tennis court": ["Tennis Court"], not every amenity offered). `founded` (with `gate`): a
     turn the gate let call whose every call needs a value the request never gave (a required argument it does not
-    hold: `local_mentions.unfounded`) is answered instead: a near miss fills what its tool needs."""
+    hold: `local_mentions.unfounded`) is answered instead: a near miss fills what its tool needs. `fractions`: a
+    number parameter whose description asks a fraction ("as a decimal (0.05 for 5%)", "the probability") takes one
+    of the percentages the request writes as its fraction ("8% a year": 0.08), where the request writes some."""
 
     gate: bool = True
     select: bool = True
@@ -83,6 +85,7 @@ class Switches:
     dates: bool = True
     named_items: bool = True
     founded: bool = True
+    fractions: bool = True
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -120,6 +123,7 @@ class Switches:
             "dates": self.dates,
             "named_items": self.named_items,
             "founded": self.founded,
+            "fractions": self.fractions,
         }
 
     def policy(self) -> CallPolicy:
