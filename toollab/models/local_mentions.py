@@ -144,7 +144,8 @@ _DECIMAL_SHARE = re.compile(r"(?<![\w.])(0?\.\d+)(?![\w.%])")  # a fraction writ
 def said_fractions(schema: dict[str, Any], request: str) -> list[float]:
     """The fractions of the percentages the request writes ("8%", "6.25 percent": 0.08, 0.0625), and the fractions
     it writes as such ("0.3"), in order and each once, for a number parameter that takes a fraction (`_FRACTION`);
-    [] for any other parameter, or a request that writes no percentage. SmolLM2 copies the 8 of "8% a year" into a yield "as a decimal (0.05 for 5%)"."""
+    [] for any other parameter, or a request that writes no percentage. SmolLM2 copies the 8 of "8% a year" into a
+    yield "as a decimal (0.05 for 5%)"."""
     said = str(schema.get("description", ""))
     if schema.get("type") not in ("number", "float") or not _FRACTION.search(said) or _IN_PERCENT.search(said):
         return []

@@ -484,8 +484,8 @@ class Grounding:
     def _kind_tokens(self, parameter: str) -> Any:
         """The first tokens of the source's words that share a stem with a word of `parameter`'s name and that the
         source writes in lowercase only: there they say what kind of thing a value is ("the Rosewood finish", "a hill
-        slope", "New York time zone", "the trail Fern Gully Loop"), and the value is the rest. Written capitalised they may be part of a name
-        ("Linden Street" for `street`), and stay. None when there are none."""
+        slope", "New York time zone", "the trail Fern Gully Loop"), and the value is the rest. Written capitalised
+        they may be part of a name ("Linden Street" for `street`), and stay. None when there are none."""
         if parameter not in self._kinds:
             kinds = [
                 w
