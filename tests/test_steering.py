@@ -424,6 +424,8 @@ def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_onl
         "Fetch sequence XYZ. Then fetch it in genbank format.",
         "Weather in Oslo?",
     ]
+    trees = "Train a model with 100 trees. Then, you train another with 200 trees. Compare them."
+    assert split(trees) == [trees]  # it tells more of the story: not a request of its own
     assert split("GCD of 56 and 98 by Euclid? After that, GCD of 81 and 27, but this time by the binary way.") == [
         "GCD of 56 and 98 by Euclid?",
         "GCD of 81 and 27, but this time by the binary way.",
@@ -559,6 +561,7 @@ def test_a_value_does_not_open_or_go_on_with_its_parameters_kind_the_request_wri
     # nor open with it: "the trail Fern Gully Loop" is the trail "Fern Gully Loop"
     trail = "Three cases: the first has trail Fern Gully Loop."
     assert not allowed(trail, '"trail": "', "trail") and allowed(trail, '"trail": "', "Fern")
+    assert allowed("A base of 10 units and a height of 5 units.", '"unit": "', "units")  # the kind is the value
     assert allowed(guitar, '"model": "Rosewood', " finish")  # another parameter's value may hold the word
     zone = "Convert 3pm New York time zone to London time."
     assert not allowed(zone, '"from_timezone": "New York', " time") and allowed(zone, '"from_timezone": "New', " York")
@@ -670,6 +673,8 @@ def test_a_value_that_has_written_a_whole_item_of_a_list_ends_there():
     assert not ends_item("Eagle Ridge, Summit Path", trails)  # past it: not this rule's to mend
     assert ends_item("Eagle Ridge", "How difficult is Eagle Ridge and Blue Lake Trail?")
     assert not ends_item("Smith", "Find the law firm 'Smith and Jones' in Boston.")  # a quoted name is one value
+    capital = "Driving distance between New York City and Washington D.C."
+    assert ends_item("New York City", capital) and not ends_item("Washington D", capital)  # an abbreviation goes on
     assert not ends_item("Paris", "What is the weather in Paris?")  # in no list
     spec = ToolSpec("cook", "Cook.", {"type": "object", "properties": {
         "ingredients": {"type": "string", "description": "A comma separated list of ingredients."},

@@ -355,11 +355,14 @@ def listed_with(value: str, request: str) -> list[str]:
     return [s.lower() for s in siblings]
 
 
+_ABBREVIATING = re.compile(r"(?:^|\s)(?:[A-Z]\.)*[A-Z]$")  # "Washington D" of "Washington D.C.": not a word's end
+
+
 def ends_item(value: str, request: str) -> bool:
     """Whether a string value written so far is a whole item of a list in the request ("Eagle Ridge" of "How
     difficult are Eagle Ridge, Summit Path and Fern Gully Loop?") that no quoted span of the request holds with more:
     one call's value, the other items the next calls' (SmolLM2 wrote "Eagle Ridge, Summit Path" as one trail)."""
-    if not value or value != value.strip():
+    if not value or value != value.strip() or _ABBREVIATING.search(value):
         return False
     lowered = value.lower()
     if any(lowered in quoted.lower() and len(quoted) > len(value) for quoted in _QUOTED.findall(request)):

@@ -8,8 +8,9 @@ and the turn's calls are the parts' calls in order.
 
 A part starts only at a sentence that opens with a connective: an additive one ("Also", "Additionally", "Plus",
 "Moreover", "Furthermore", "Besides", "As well"), or a sequencing one ("Then", "Next", "After that", "Finally",
-"Lastly", ...) when the sentences it opens do not point back ("it", "the result", "the same", "again", "those"):
-what follows "Then, convert it to Fahrenheit." needs what comes before, what follows "Then, what's the weather in
+"Lastly", ...) when the sentence it opens asks (it does not open with another subject: "Then, you train another
+model ..." goes on telling) and does not point back ("it", "the result", "the same", "again", "those"): what
+follows "Then, convert it to Fahrenheit." needs what comes before, what follows "Then, what's the weather in
 Oslo?" does not. Sentences without a connective stay with the part before them, so context ("I'm rated 1450 and
 got a loss against a 1875. What's my new rating?") and asides ("I'm asking for a friend.") are never cut off from
 their question.
@@ -39,6 +40,11 @@ _CONNECTIVE = rf"(?:{_ADDITIVE}|{_SEQUENCE})"
 _BOUNDARY = re.compile(rf"(?<=[.?!])\s+(?={_CONNECTIVE}\b)")
 _LEAD = re.compile(rf"^{_CONNECTIVE}\b[,:;]?\s*")
 _SEQUENCED = re.compile(rf"^{_SEQUENCE}\b")
+# A sentence that tells rather than asks: it opens with a subject other than the asker ("Then, you train another
+# model with 200 trees.", "Next, the second car starts at 20 m/s."): a story's next step, not a request of its own.
+_TELLS = re.compile(
+    r"^(?:you|he|she|they|we|it|there|this|that|these|those|the|a|an|his|her|their|its|our|your|my)\b", re.I
+)
 # Words by which a sentence leans on what came before it: a pronoun for an earlier thing or result, "the same",
 # "again", "this" (but "this time", which varies a case the sentence then states whole).
 _POINTS_BACK = re.compile(
@@ -62,8 +68,9 @@ def request_parts(request: str) -> list[Part]:
     requests split first ("Also: ...", "Then, ..."); a request that does not split so may split at its ordinals."""
     pieces: list[str] = []
     for piece in _BOUNDARY.split(request.strip()):
-        if pieces and _SEQUENCED.match(piece) and _POINTS_BACK.search(_LEAD.sub("", piece)):
-            pieces[-1] = f"{pieces[-1]} {piece}"  # it needs what came before: the same part
+        rest = _LEAD.sub("", piece)
+        if pieces and _SEQUENCED.match(piece) and (_POINTS_BACK.search(rest) or _TELLS.match(rest)):
+            pieces[-1] = f"{pieces[-1]} {piece}"  # it needs what came before, or tells more of it: the same part
         else:
             pieces.append(piece)
     if len(pieces) < 2:

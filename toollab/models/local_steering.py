@@ -323,7 +323,7 @@ class Grounding:
         found = _WORDS.findall(everything)
         self.words = Counter(w.lower() for w in found)
         self.capitalised = {w.lower() for w in found if not w.islower()}
-        self._kinds: dict[str, Any] = {}  # per parameter: the tokens that would copy its kind into its value
+        self._kinds: dict[tuple[str, bool], Any] = {}  # per parameter (and opening): the tokens of its kind
         self.by_word: dict[str, set[int]] = {}
         for word in found:
             self.by_word.setdefault(word.lower(), set()).update(_token_ids(tokenizer, {word, word.lower()}))
@@ -427,7 +427,7 @@ class Grounding:
         writing = value is not None and bool(value.group(1).strip()) and self.active is self.sources["all"]
         opens = opening is not None and bool(opening.group(1))  # right after a string value's opening quote
         key = _KEY.search(text) if writing or opens or self.listed_parameters else None
-        if (writing or opens) and key is not None and (kind := self._kind_tokens(key.group(1))) is not None:
+        if (writing or opens) and key is not None and (kind := self._kind_tokens(key.group(1), opens)) is not None:
             logits[kind] -= PENALTY  # a value neither opens nor goes on with its parameter's kind ("Rosewood finish")
         region = key is not None and key.group(1) in self.regions
         if writing and value is not None and region and self._region_follows(value.group(1)):
@@ -481,25 +481,31 @@ class Grounding:
         for plain in going:
             logits[self.vocabulary[plain[len(digits)]]] += PENALTY
 
-    def _kind_tokens(self, parameter: str) -> Any:
+    def _kind_tokens(self, parameter: str, opening: bool = False) -> Any:
         """The first tokens of the source's words that share a stem with a word of `parameter`'s name and that the
         source writes in lowercase only: there they say what kind of thing a value is ("the Rosewood finish", "a hill
-        slope", "New York time zone", "the trail Fern Gully Loop"), and the value is the rest. Written capitalised
-        they may be part of a name ("Linden Street" for `street`), and stay. None when there are none."""
-        if parameter not in self._kinds:
+        slope", "New York time zone"), and the value is the rest. Written capitalised they may be part of a name
+        ("Linden Street" for `street`), and stay. At a value's `opening`, only the kinds the source writes right
+        before a name ("the trail Fern Gully Loop": the value is "Fern Gully Loop"); elsewhere the kind may be the
+        value itself ("10 units" for `unit`). None when there are none."""
+        if (parameter, opening) not in self._kinds:
             kinds = [
                 w
                 for w in self.words
                 if w not in self.capitalised and any(same_stem(w, n) for n in name_words(parameter))
             ]
+            if opening:
+                kinds = [w for w in kinds if re.search(rf"(?<![\w-]){re.escape(w)}\s+[A-Z]", self.text)]
             barred = set()
             for word in kinds:
-                for variant in (word, word.capitalize(), " " + word, " " + word.capitalize()):  # opening, going on
-                    first = self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]
-                    if len(token_texts(self.tokenizer)[first].strip()) >= 3:  # a short piece starts others too
-                        barred.add(first)
-            self._kinds[parameter] = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
-        return self._kinds[parameter]
+                for variant in (word, word.capitalize()):
+                    first = self.tokenizer(variant if opening else " " + variant, add_special_tokens=False)
+                    token = first["input_ids"][0]
+                    if len(token_texts(self.tokenizer)[token].strip()) >= 3:  # a short piece starts others too
+                        barred.add(token)
+            found = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
+            self._kinds[(parameter, opening)] = found
+        return self._kinds[(parameter, opening)]
 
     def update(self, text: str) -> None:
         """When a call's arguments start: ground a finish on the results; and, given `listed`, find the parameters
