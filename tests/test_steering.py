@@ -562,6 +562,7 @@ def test_a_value_does_not_open_or_go_on_with_its_parameters_kind_the_request_wri
     trail = "Three cases: the first has trail Fern Gully Loop."
     assert not allowed(trail, '"trail": "', "trail") and allowed(trail, '"trail": "', "Fern")
     assert allowed("A base of 10 units and a height of 5 units.", '"unit": "', "units")  # the kind is the value
+    assert not allowed("The first has language german.", '"language": "', "language")
     assert allowed(guitar, '"model": "Rosewood', " finish")  # another parameter's value may hold the word
     zone = "Convert 3pm New York time zone to London time."
     assert not allowed(zone, '"from_timezone": "New York', " time") and allowed(zone, '"from_timezone": "New', " York")

@@ -278,6 +278,8 @@ _REGION = r",\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*(?!\s*,\s*[A-Z]|\s+(?:and|or)\b|\s
 # a date in digits (as the `dates` switch writes the request's: "on the 2027-05-02"), up to two short words after
 # a value: another parameter's, where the value ends
 _DATE = rf"{DIGIT_DATE}(?![\w-])"
+# words that join a kind to what follows it rather than name its value ("10 units and ...", "a trail of ...")
+_JOINING = r"(?:and|or|nor|but|of|in|on|at|for|with|to|by|from|as|per|than|then|is|are|was|were|the|a|an|that|which)"
 _INTO_DATE = rf"(?:,?\s+[a-z]{{1,5}}){{0,2}},?\s+{_DATE}"
 
 
@@ -486,8 +488,8 @@ class Grounding:
         source writes in lowercase only: there they say what kind of thing a value is ("the Rosewood finish", "a hill
         slope", "New York time zone"), and the value is the rest. Written capitalised they may be part of a name
         ("Linden Street" for `street`), and stay. At a value's `opening`, only the kinds the source writes right
-        before a name ("the trail Fern Gully Loop": the value is "Fern Gully Loop"); elsewhere the kind may be the
-        value itself ("10 units" for `unit`). None when there are none."""
+        before a word that names a value ("the trail Fern Gully Loop", "language german"), not before a joining word
+        or a stop: there the kind may be the value itself ("10 units and ..." for `unit`). None when there are none."""
         if (parameter, opening) not in self._kinds:
             kinds = [
                 w
@@ -495,7 +497,7 @@ class Grounding:
                 if w not in self.capitalised and any(same_stem(w, n) for n in name_words(parameter))
             ]
             if opening:
-                kinds = [w for w in kinds if re.search(rf"(?<![\w-]){re.escape(w)}\s+[A-Z]", self.text)]
+                kinds = [w for w in kinds if re.search(rf"(?<![\w-]){re.escape(w)}\s+(?!{_JOINING}\b)\w", self.text)]
             barred = set()
             for word in kinds:
                 for variant in (word, word.capitalize()):
