@@ -424,6 +424,23 @@ def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_onl
         "Fetch sequence XYZ. Then fetch it in genbank format.",
         "Weather in Oslo?",
     ]
+    # inside a sentence, where the clause after ", then" / "and also" asks on its own
+    assert split("First, raise 3 to the power of 5, then raise 2 to the power of 3.") == [
+        "First, raise 3 to the power of 5.",
+        "Raise 2 to the power of 3.",
+    ]
+    assert split("Fetch the top 10 artworks by popularity and then fetch the top 5 sorted chronologically?") == [
+        "Fetch the top 10 artworks by popularity?",
+        "Fetch the top 5 sorted chronologically?",
+    ]
+    for whole in (
+        "Find the grocery store closest to Berkeley, selling tomatoes and also pet food.",
+        "A car moving at 20 m/s and then accelerates at 10 m/s^2 for 5 seconds?",
+        "The route from home to Palo Alto, then from my office to San Jose?",
+        "Integrate x^3 with the trapezoid method, and then do the same with simpson.",
+        "Find the status of John Doe in New York, also find the offenses he committed.",
+    ):
+        assert split(whole) == [whole]
     trees = "Train a model with 100 trees. Then, you train another with 200 trees. Compare them."
     assert split(trees) == [trees]  # it tells more of the story: not a request of its own
     assert split("GCD of 56 and 98 by Euclid? After that, GCD of 81 and 27, but this time by the binary way.") == [

@@ -120,7 +120,9 @@ def test_the_same_items_every_time_and_a_smaller_limit_is_a_prefix():
 
 def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
     items = load_synth(["synth_parallel"], "dev", 40)
-    joins = re.compile(r"[?.!] (?:Also|Additionally|Then|Next|After that|Finally|Lastly)[:,] ")
+    joins = re.compile(
+        r"[?.!] (?:Also|Additionally|Then|Next|After that|Finally|Lastly)[:,] |, (?:and )?(?:then|also) "
+    )
     listed = [it for it in items[1::2] if not joins.search(it.turns[0][0]["content"])]
     assert len(listed) >= 15 and all(joins.search(it.turns[0][0]["content"]) for it in items[::4])
     for item in listed:

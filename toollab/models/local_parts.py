@@ -45,11 +45,11 @@ _SEQUENCED = re.compile(rf"^{_SEQUENCE}\b")
 _TELLS = re.compile(
     r"^(?:you|he|she|they|we|it|there|this|that|these|those|the|a|an|his|her|their|its|our|your|my)\b", re.I
 )
-# Words by which a sentence leans on what came before it: a pronoun for an earlier thing or result, "the same",
+# Words by which a sentence leans on what came before it: a pronoun for an earlier thing, person or result, "the same",
 # "again", "this" (but "this time", which varies a case the sentence then states whole).
 _POINTS_BACK = re.compile(
-    r"\b(?:it|its|itself|they|them|their|these|those|same|result|results|answer|previous|above|earlier|again|"
-    r"repeat)\b|\bthis\b(?!\s+time)",
+    r"\b(?:it|its|itself|they|them|their|these|those|he|him|his|she|her|hers|same|result|results|answer|previous|"
+    r"above|earlier|again|repeat)\b|\bthis\b(?!\s+time)",
     re.I,
 )
 
@@ -73,6 +73,7 @@ def request_parts(request: str) -> list[Part]:
             pieces[-1] = f"{pieces[-1]} {piece}"  # it needs what came before, or tells more of it: the same part
         else:
             pieces.append(piece)
+    pieces = [clause for piece in pieces for clause in joined_clauses(piece)]
     if len(pieces) < 2:
         return enumerated_parts(request)
     if len(pieces) > MAX_PARTS:
@@ -81,6 +82,39 @@ def request_parts(request: str) -> list[Part]:
     if any(len(p.split()) < 2 for p in parts):
         return [Part(request, lists_several(request))]
     return [Part(_capital(p), lists_several(p)) for p in parts]
+
+
+# Inside a sentence: ", and then", ", and also", ", then", "; then" (or "and then" / "and also" without the comma)
+# before a clause that asks on its own: it opens with a question word, a polite modal, or a verb of asking
+# (`_ASKS`); a clause that opens otherwise goes on with what came before ("... and also pet food", "... and then
+# accelerates at 10 m/s^2", "..., then from my office to ...").
+_CLAUSE_JOIN = re.compile(r"(?:[,;]\s+(?:and\s+)?(?:then|also)|\s+and\s+(?:then|also))\s+(?=[a-z])")
+_ASKS = re.compile(
+    r"(?:what|what's|which|who|where|when|how|can|could|would|will|should|shall|may|is|are|was|were|does|did|has|"
+    r"have|please|get|find|calculate|compute|fetch|provide|"
+    r"tell|give|show|search|book|check|list|predict|estimate|determine|identify|retrieve|analy[sz]e|compare|send|play|"
+    r"generate|create|sort|filter|sum|plot|translate|schedule|order|buy|make|convert|look|locate|recommend|suggest|"
+    r"solve|evaluate|measure|count|return|display|reserve|rent|obtain|assess|describe|explain|summari[sz]e|verify|"
+    r"track|raise|use|multiply|divide|subtract|add)\b"
+)
+
+
+def joined_clauses(sentence: str) -> list[str]:
+    """A sentence's clauses where it joins requests inside it ("... first, raise 3 to the power of 5, then raise 2
+    to the power of 3.": "... raise 3 to the power of 5.", "Raise 2 to the power of 3."), each ending as the sentence
+    ends; the sentence alone when a clause after a join does not ask on its own (`_ASKS`) or points back
+    (`_POINTS_BACK`: "and then do the same for ...")."""
+    text = sentence.strip()
+    joins = list(_CLAUSE_JOIN.finditer(text))
+    if not joins:
+        return [sentence]
+    end = text[-1] if text[-1] in ".?!" else ""
+    starts = [0, *(m.end() for m in joins)]
+    stops = [*(m.start() for m in joins), len(text)]
+    clauses = [text[a:b].strip().rstrip(".?!").strip() for a, b in zip(starts, stops, strict=True)]
+    if not clauses[0] or any(not _ASKS.match(c) or _POINTS_BACK.search(c) for c in clauses[1:]):
+        return [sentence]
+    return [_capital(c) + end for c in clauses]
 
 
 _ORDINALS = (("first", "1st"), ("second", "2nd"), ("third", "3rd"), ("fourth", "4th"), ("fifth", "5th"))

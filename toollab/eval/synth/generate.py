@@ -209,15 +209,22 @@ _JOINS = ("Also:", "Also,", "Additionally,", "Then,", "Next,", "After that,")
 _LAST_JOINS = ("Finally,", "Lastly,")
 
 
+_INSIDE_JOINS = (", and then", ", and also", ", then")
+
+
 def _joined(questions: Sequence[str], rng: random.Random) -> str:
-    out = [questions[0]]
+    """The questions as one message: a third of the joins inside a sentence (", and then how ..."), the others
+    between sentences."""
+    out = questions[0]
     for k, question in enumerate(questions[1:], start=1):
         last = k == len(questions) - 1 and k >= 2
-        join = rng.choice(_LAST_JOINS if last and rng.random() < 0.5 else _JOINS)
+        inside = rng.random() < 1 / 3
+        join = rng.choice(_INSIDE_JOINS if inside else _LAST_JOINS if last and rng.random() < 0.5 else _JOINS)
         first = question.split()[0]
         keep = join.endswith(":") or first in ("I", "I'm", "I'd", "I'll", "I've") or first[:2].isupper()
-        out.append(f"{join} {question if keep else question[0].lower() + question[1:]}")
-    return " ".join(out)
+        said = question if keep else question[0].lower() + question[1:]
+        out = f"{out.rstrip('?.!')}{join} {said}" if inside else f"{out} {join} {said}"
+    return out
 
 
 def _all_functions(split: str) -> list[Fn]:
