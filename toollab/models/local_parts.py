@@ -13,7 +13,10 @@ model ..." goes on telling) and does not point back ("it", "the result", "the sa
 follows "Then, convert it to Fahrenheit." needs what comes before, what follows "Then, what's the weather in
 Oslo?" does not. Sentences without a connective stay with the part before them, so context ("I'm rated 1450 and
 got a loss against a 1875. What's my new rating?") and asides ("I'm asking for a friend.") are never cut off from
-their question.
+their question. Inside a sentence, a clause after ", then", ", and then" or ", and also" is a part of its own when
+it asks on its own (it opens with a question word, a modal or a verb of asking, and does not point back): "...
+first, raise 3 to the power of 5, then raise 2 to the power of 3." is two parts; "... selling tomatoes and also pet
+food" is one.
 
 A request that states its cases one by one with ordinals ("... for three cases: the first has ..., the second
 has ..., and the third has ...", "First: ... Second: ...") splits at them: each part is what comes before the
@@ -45,8 +48,8 @@ _SEQUENCED = re.compile(rf"^{_SEQUENCE}\b")
 _TELLS = re.compile(
     r"^(?:you|he|she|they|we|it|there|this|that|these|those|the|a|an|his|her|their|its|our|your|my)\b", re.I
 )
-# Words by which a sentence leans on what came before it: a pronoun for an earlier thing, person or result, "the same",
-# "again", "this" (but "this time", which varies a case the sentence then states whole).
+# Words by which a sentence leans on what came before it: a pronoun for an earlier thing, person or result, "the
+# same", "again", "this" (but "this time", which varies a case the sentence then states whole).
 _POINTS_BACK = re.compile(
     r"\b(?:it|its|itself|they|them|their|these|those|he|him|his|she|her|hers|same|result|results|answer|previous|"
     r"above|earlier|again|repeat)\b|\bthis\b(?!\s+time)",
