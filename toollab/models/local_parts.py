@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMessage
+from toollab.harness.request import ToolSelector
 from toollab.retrieval.relevance import tool_scores, without_quoted
 from toollab.tools import ToolSpec
 
@@ -172,6 +173,24 @@ def lists_several(part: str) -> bool:
     one asks one thing; SmolLM2 left free adds calls to it ("Is it safe to plant out in Tromso yet? When does frost
     end?" got row_spacing(vegetable="Tromso") besides last_frost_estimate)."""
     return _LIST.search(part) is not None
+
+
+@dataclass(frozen=True)
+class EachPart:
+    """A tool selector (`TopTools`) asked once per part of a request that asks several things (`request_parts`):
+    the tools it keeps for any part, in the order offered; for a request that does not split, what it keeps for
+    the request. On the whole of "What's the weather in Oslo? Then, how many words are in '...'?" the word counter
+    scored under 0.7 of the weather tool and was not shown, so the second part got weather for "the quick brown
+    fox"."""
+
+    select: ToolSelector
+
+    def __call__(self, request: str, tools: Sequence[ToolSpec]) -> Sequence[ToolSpec]:
+        parts = request_parts(request)
+        if len(parts) < 2:
+            return self.select(request, tools)
+        kept = {t.name for part in parts for t in self.select(part.request, tools)}
+        return [t for t in tools if t.name in kept]
 
 
 def best_tool(part: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:

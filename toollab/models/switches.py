@@ -14,6 +14,7 @@ from typing import Any
 
 from toollab.harness.request import ANSWER, CallPolicy, Gate
 from toollab.models.demos import DemoPicker
+from toollab.models.local_parts import EachPart
 from toollab.retrieval import TopTools
 
 # Fitted on the dev set: the dense gate's threshold is the most accurate point on items that need a call that
@@ -22,7 +23,7 @@ from toollab.retrieval import TopTools
 # take 0.3143 now); the selector's ratio keeps 98% (multiple) and 88% (parallel_multiple) of the tools a
 # train-split request asks for and drops 97-100% of the others; the grounding strength was chosen among 2 and 3.
 GATE = Gate("dense", 0.2883)
-SELECT = TopTools(3, signal="dense", ratio=0.7)
+SELECT = EachPart(TopTools(3, signal="dense", ratio=0.7))  # a request that asks several things: per part
 GROUNDING = 3.0
 DEMOS = DemoPicker(2)  # the two demonstrations nearest the request
 VOTES = 5  # candidates of a calling turn under `vote`: the greedy one and four samples
