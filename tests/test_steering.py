@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 
 import pytest
 
@@ -467,6 +468,25 @@ def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_onl
     assert len(split(" Also: ".join(["Is Summit Path a hard hike?"] * 5))) == 1  # more than MAX_PARTS
     assert lists_several("How far apart should I plant beans and carrots?") and lists_several("A, B or C?")
     assert not lists_several("Is it safe to plant out in Tromso yet? When does frost end?")
+
+
+def test_a_request_that_asks_several_things_keeps_the_tools_of_each_part():
+    from toollab.models.local_parts import EachPart
+
+    def spec(name: str) -> ToolSpec:
+        return ToolSpec(name, name, {"type": "object", "properties": {}})
+
+    tools = [spec("weather"), spec("words"), spec("clock")]
+
+    def first_named(request: str, offered: Sequence[ToolSpec]) -> list[ToolSpec]:  # keeps the one it names first
+        return [min(offered, key=lambda t: request.find(t.name) % 1000)]
+
+    each = EachPart(first_named)
+    assert [t.name for t in each("The weather in Oslo? Then, count the words of 'hi there'.", tools)] == [
+        "weather",
+        "words",
+    ]
+    assert [t.name for t in each("The weather and the words in Oslo?", tools)] == ["weather"]  # one part
 
 
 def test_the_parts_calls_join_into_one_turn_each_call_once():
