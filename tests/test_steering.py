@@ -1105,3 +1105,20 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     })  # fmt: skip
     reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([climb], "required")))
     assert reply.message.tool_calls[0].args_as_dict()["trail"] == "Summit Path", reply.raw
+
+
+def test_a_part_that_says_a_tools_name_in_full_gets_that_tool():
+    from toollab.models.local_parts import best_tool
+
+    def spec(name: str, description: str) -> ToolSpec:
+        return ToolSpec(name, description, {"type": "object", "properties": {}})
+
+    loans = [
+        spec("loan_total_interest", "Total interest paid over the life of a loan."),
+        spec("loan_monthly_payment", "Monthly payment of a loan, with or without insurance."),
+    ]
+    asked = "What is the monthly payment on a $1,250,000 loan at 5.0% over 10 years?"
+    assert [t.name for t in best_tool(asked, loans)] == ["loan_monthly_payment"]
+    assert [t.name for t in best_tool("How much interest do I pay in total on a loan?", loans)] == [
+        "loan_total_interest"
+    ]
