@@ -432,8 +432,8 @@ class LocalModel:
         a calling turn under `votes`, more candidates sampled at `VOTE_TEMPERATURE` from a generator seeded by
         the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
         under its grammar."""
-        if (self.named_optionals or self.dates or self.named_items or self.fractions) and context.request:
-            said = (self.named_optionals, self.dates, self.named_items, self.fractions)
+        said = (self.named_optionals, self.dates, self.named_items, self.fractions)
+        if any(said) and context.request:
             tools = [mentioned_required(t, context.request, *said) for t in params.tools]
             params = dataclasses.replace(params, tools=tools)
             if self.dates:

@@ -8,6 +8,7 @@ says which of the request's values no call of the turn holds yet, so the turn is
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -358,6 +359,12 @@ def listed_with(value: str, request: str) -> list[str]:
 _ABBREVIATING = re.compile(r"(?:^|\s)(?:[A-Z]\.)*[A-Z]$")  # "Washington D" of "Washington D.C.": not a word's end
 
 
+@functools.lru_cache(maxsize=64)
+def _quoted_lowered(request: str) -> tuple[str, ...]:
+    """The request's quoted spans, lowercased: found once per request, not at every token a value is written."""
+    return tuple(q.lower() for q in _QUOTED.findall(request))
+
+
 def ends_item(value: str, request: str) -> bool:
     """Whether a string value written so far is a whole item of a list in the request ("Eagle Ridge" of "How
     difficult are Eagle Ridge, Summit Path and Fern Gully Loop?") that no quoted span of the request holds with more:
@@ -365,7 +372,7 @@ def ends_item(value: str, request: str) -> bool:
     if not value or value != value.strip() or _ABBREVIATING.search(value):
         return False
     lowered = value.lower()
-    if any(lowered in quoted.lower() and len(quoted) > len(value) for quoted in _QUOTED.findall(request)):
+    if any(lowered in quoted and len(quoted) > len(value) for quoted in _quoted_lowered(request)):
         return False
     ends = re.search(rf"(?<![\w.-]){re.escape(value)}(?:{_SEPARATOR}|[?.!;)]|$)", request, re.IGNORECASE)
     return ends is not None and bool(listed_with(value, request))
