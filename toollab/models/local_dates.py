@@ -40,7 +40,8 @@ _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _SPOKEN = (
     re.compile(rf"\b{_MONTH}\s*{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),  # March 11, 2022; March.11, 2022; May 2nd 2027
-    re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),  # 11 March 2022; 14th of March, 2027
+    # 11 March 2022; the 14th of March, 2027 ("the" goes with the date: "on the 2nd and the 9th" lists them)
+    re.compile(rf"\b(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
     re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),  # 2022-03-11
 )
 DIGIT_DATE = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}"  # a date in digits, as a format writes it: 2027-09-09, 09/09/2027

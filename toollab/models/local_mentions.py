@@ -292,13 +292,14 @@ def salient_values(request: str) -> list[str]:
 
 def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]:
     """The values that no call holds (inside any of its argument values, ignoring case; a quoted or named
-    value counts as used when a call holds any of its words)."""
+    value counts as used when a call holds any of its words, not counting numbers: the dates of a list share
+    their year)."""
     held = " \n ".join(v.lower() for c in calls for v in call_values(c.args_or_raw()))
 
     def used(value: str) -> bool:
         if value in held:
             return True
-        words = [w for w in _WORD.findall(value) if len(w) >= 3]
+        words = [w for w in _WORD.findall(value) if len(w) >= 3 and not w.isdigit()]
         return bool(words) and any(w in held for w in words)
 
     return [v for v in values if not used(v)]

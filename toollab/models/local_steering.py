@@ -8,6 +8,7 @@ argument values the request spells out. The loop guard, the extra-call cut and t
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -272,6 +273,61 @@ def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
 
 
 _NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or array item) being written, so far
+_WRITTEN = re.compile(r""":(\s?(?:"[^"]*|[-\d.]*))$""")  # a value's JSON text so far, after its key's colon
+
+
+def value_forms(value: Any) -> list[str]:
+    """The JSON texts a pinned value may be written as: a number or a flag as JSON writes it; a string quoted, and,
+    when it is a number or a lowercase word as the request spells it, bare or capitalised too (the grammar keeps
+    the one its parameter's type allows)."""
+    if isinstance(value, bool) or not isinstance(value, str):
+        return [json.dumps(value)] if isinstance(value, (bool, int, float)) else []
+    forms = [json.dumps(value, ensure_ascii=False)]
+    if re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", value):
+        forms.append(value.replace(",", ""))
+    if value[:1].islower():
+        forms.append(json.dumps(value[:1].upper() + value[1:], ensure_ascii=False))
+    return forms
+
+
+def pinned_values(earlier: Sequence[ToolCall], listed: set[str], items: Sequence[str]) -> dict[str, list[str]]:
+    """What the next call of a tool whose earlier calls in the turn took items of a list in the request must write
+    (their JSON texts): each `listed` parameter one of the `items` no call holds yet, and each other parameter that
+    all the earlier calls gave one same value that value again ("$18,500 for 20 and 15 years": 15 is the second
+    call's years, and its principal is 18500 again). Nothing when no item is left."""
+    if not listed or not items or not earlier:
+        return {}
+    pinned = {key: [form for item in items for form in value_forms(item)] for key in listed}
+    arguments = [call.args_or_raw() for call in earlier]
+    if not all(isinstance(a, dict) for a in arguments):
+        return pinned
+    for key, value in arguments[0].items():
+        if key in listed or isinstance(value, (list, dict)) or not all(a.get(key, ...) == value for a in arguments):
+            continue
+        pinned[key] = [json.dumps(value, ensure_ascii=False)]
+    return pinned
+
+
+def continuing(written: str, forms: Sequence[str], vocabulary: dict[str, int]) -> tuple[set[int], bool, bool] | None:
+    """The tokens that take a value's JSON text `written` so far (after its key's colon) on towards one of `forms`,
+    whether it is one of them already (a number that may end), and whether a string's closing quote is all that
+    is left (then a token that closes it and goes on with the call may come too); None once it has left them all."""
+    allowed: set[int] = set()
+    whole, closes, live = False, False, False
+    for form in forms:
+        for variant in (form, " " + form) if not written else (form,) if written[0] != " " else (" " + form,):
+            if not variant.startswith(written):
+                continue
+            live = True
+            rest = variant[len(written) :]
+            whole |= not rest
+            closes |= rest == '"'
+            allowed.update(
+                t for k in range(1, min(PIECE, len(rest)) + 1) if (t := vocabulary.get(rest[:k])) is not None
+            )
+    return (allowed, whole, closes) if live else None
+
+
 _ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # a comma and a capitalised name that is not followed by another listed name ("Denver, Colorado with ...")
 _REGION = r",\s*[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*(?!\s*,\s*[A-Z]|\s+(?:and|or)\b|\s+[A-Z]|[\w.])"
@@ -356,6 +412,7 @@ class Grounding:
         self.listed = listed
         self.listed_parameters: set[str] = set()
         self.wanted: Any = None  # first tokens of the list items no call holds yet
+        self.pinned: dict[str, list[str]] = {}  # per parameter, the JSON texts its value must be one of
         head, _, tail = format.envelope.begin.partition("{name}")
         # a call's opening up to its arguments; the text seldom ends right there (SmolLM2 writes ` {"` as one token)
         self._opening = re.compile(re.escape(head) + r'([^"\n]+)' + re.escape(tail.rstrip()))
@@ -443,6 +500,26 @@ class Grounding:
                 logits[self.spent] -= 2 * self.strength
             if self.wanted is not None and opening is not None:
                 logits[self.wanted] += self.strength
+        if key is not None and (forms := self.pinned.get(key.group(1))):
+            self._pin(logits, text, forms)
+
+    def _pin(self, logits: Any, text: str, forms: list[str]) -> None:
+        """A pinned value is written as one of `forms`: only the tokens that go on towards one of them, and, once it
+        is one (a number), none that would go on with the number; unchanged once the value has left them all."""
+        written = _WRITTEN.search(text)
+        found = continuing(written.group(1), forms, self.vocabulary) if written is not None else None
+        if found is None:
+            return
+        allowed, whole, closes = found
+        barred = self._torch.ones(logits.shape[-1], dtype=self._torch.bool)
+        if closes:
+            barred[self.closing] = False
+        if whole:  # the number may end here: only what would go on with it is barred (the grammar closes it)
+            barred[:] = False
+            barred[self.number_goes_on] = True
+        if allowed:
+            barred[sorted(allowed)] = False
+        logits[barred] -= PENALTY
 
     def _item_ends(self, key: re.Match[str] | None, value: str) -> bool:
         """Given `item_end` (`local_mentions.ends_item`), whether the value is a whole item of a list in the request,
@@ -522,11 +599,12 @@ class Grounding:
         which = "results" if name == self.finish else "all"
         self.active, self.text = self.sources[which], self.texts[which]
         self.lowered = self.text.lower()
-        self.listed_parameters, self.spent, self.wanted = set(), None, None
+        self.listed_parameters, self.spent, self.wanted, self.pinned = set(), None, None, {}
         if self.listed is None or name == self.finish:
             return
-        earlier = self.format.parse(text[: opening.start()]).tool_calls
+        earlier = [c for c in self.format.parse(text[: opening.start()]).tool_calls if c.name == name]
         self.listed_parameters, items = self.listed(earlier)
+        self.pinned = pinned_values(earlier, self.listed_parameters, items)
         used: Counter[str] = Counter()
         for call in earlier:
             arguments = call.args_or_raw()
