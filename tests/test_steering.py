@@ -401,6 +401,45 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     )
 
 
+def test_a_lists_later_call_is_pinned_to_the_items_left_and_the_values_its_calls_repeat():
+    from toollab.models.local_dates import written_as_asked
+    from toollab.models.local_mentions import unlisted
+    from toollab.models.local_mentions import pinned_next
+    from toollab.models.local_steering import continuing, value_forms
+
+    assert value_forms("german") == ['"german"', '"German"'] and value_forms("1,500") == ['"1,500"', "1500"]
+    assert value_forms(18500) == ["18500"] and value_forms(True) == ["true"] and value_forms([1]) == []
+    asked = "Interest on $18,500 at 5.0% for 20, 15 and 10 years on the fixed plan?"
+    loan = [ToolCall(name="loan", arguments={"principal": 18500, "rate": 5.0, "years": 20, "plan": "fixed"})]
+    assert pinned_next(loan, asked) == {
+        "years": ['"15"', "15", '"10"', "10"], "principal": ["18500"], "rate": ["5.0"], "plan": ['"fixed"']
+    }  # fmt: skip
+    second = ToolCall(name="loan", arguments={"principal": 9000, "rate": 5.0, "years": 15, "plan": "fixed"})
+    assert pinned_next([*loan, second], asked) == {"years": ['"10"', "10"], "rate": ["5.0"], "plan": ['"fixed"']}
+    assert pinned_next([*loan, second, second.model_copy(update={"arguments": {"years": 10}})], asked) == {}
+    # a value the request gives a rival for stays free: "1.5% for Japan and 2.1% for India"
+    asked = "Growth of Japan and India in 10 and 20 years at 1.5% for Japan and 2.1% for India?"
+    japan = ToolCall(name="growth", arguments={"country": "Japan", "years": 10, "rate": 1.5})
+    assert pinned_next([japan], asked) == {"country": ['"India"'], "years": ['"20"', "20"]}
+    assert pinned_next([ToolCall(name="clock", arguments={"hours": 8, "minutes": 20})], "At 8:20 and 11:50?") == {}
+    vocabulary = {'"': 0, " ": 1, ' "': 2, "G": 3, "Ger": 4, "g": 5, "german": 6, "J": 7, "1": 8, "15": 9, "5": 10}
+    forms = value_forms("german")
+    assert continuing("", forms, vocabulary) == ({0, 1, 2}, False, False)  # the quote (or a space) first
+    assert continuing('"', forms, vocabulary) == ({3, 4, 5, 6}, False, False)  # the item's start, not "J"
+    assert continuing('"german', forms, vocabulary) == ({0}, False, True)  # its closing quote may end the call
+    assert continuing('"Jap', forms, vocabulary) is None  # a value that left the items is left alone
+    assert continuing("1", ["15"], vocabulary) == ({10}, False, False)
+    assert continuing("15", ["15", "150"], vocabulary) == (set(), True, False)  # may end; a longer one may go on
+    # the dates of a list share their year: a date is not called for by another date's year
+    bike = ToolSpec("bike", "Book a service.", {
+        "type": "object", "properties": {"date": {"type": "string", "description": "Format MM/DD/YYYY."}}
+    })  # fmt: skip
+    asked = written_as_asked("On the 17th of January 2028, the 30th of November 2027 and March 14th, 2027.", [bike])
+    assert asked == "On 01/17/2028, 11/30/2027 and 03/14/2027."  # "the" goes with its date: the list is one
+    booked = [ToolCall(name="bike", arguments={"date": d}) for d in ("11/30/2027", "01/17/2028")]
+    assert unlisted(booked, asked) == ["03/14/2027"]
+
+
 def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_only_where_it_stands_alone():
     from toollab.models.local_parts import lists_several, request_parts
 
@@ -680,6 +719,30 @@ def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
     reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([table], "required")))
     teams = [c.args_as_dict()["team"] for c in reply.message.tool_calls]
     assert sorted(teams) == ["Harbor City FC", "Old Town Athletic", "Riverside Rovers"], reply.raw  # listed off: 2
+
+
+@pytest.mark.slow
+def test_a_lists_later_calls_take_the_items_left_and_repeat_the_other_values(steered):
+    # dev-set items: the second call took the principal from the list ("principal": 15), and stopped short of the
+    # list's item ("Blue Lake")
+    loan = ToolSpec("loan_total_interest", "Total interest paid over the life of a fixed-rate loan.", {
+        "type": "object",
+        "properties": {"principal": {"type": "number", "description": "Amount borrowed."},
+                       "years": {"type": "integer", "description": "Term in years."}},
+        "required": ["principal", "years"],
+    })  # fmt: skip
+    asked = "How much interest do I pay in total on $18,500 borrowed for 20 and 15 years?"
+    reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([loan], "required")))
+    terms = [(c.args_as_dict()["principal"], c.args_as_dict()["years"]) for c in reply.message.tool_calls]
+    assert terms == [(18500, 20), (18500, 15)], reply.raw
+    grade = ToolSpec("trail_grade", "How difficult a hiking trail is.", {
+        "type": "object", "properties": {"trail": {"type": "string", "description": "Trail name."}},
+        "required": ["trail"],
+    })  # fmt: skip
+    asked = "How difficult is Eagle Ridge and Blue Lake Trail?"
+    reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([grade], "required")))
+    trails = [c.args_as_dict()["trail"] for c in reply.message.tool_calls]
+    assert trails == ["Eagle Ridge", "Blue Lake Trail"], reply.raw  # unpinned: "Blue Lake"
 
 
 def test_a_parameter_that_takes_a_fraction_takes_the_requests_percentages_as_fractions():

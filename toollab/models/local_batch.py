@@ -23,7 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toollab.models import local_weights
-from toollab.models.local_mentions import ends_item, listed_next, salient_values, uncovered
+from toollab.models.local_mentions import ends_item, listed_next, pinned_next, salient_values, uncovered
 from toollab.models.local_steering import (
     OPERATOR_BIAS,
     PENALTY,
@@ -210,6 +210,7 @@ class DecodeRow:
                 context.regions,
                 item_end,
                 context.lists,
+                partial(pinned_next, request=context.request) if listing else None,
             )
         # coverage: the request's values, while a first calling turn may not end with some of them in no call;
         # listed: the request, while it may not end with an item of a list its calls took from in no call

@@ -9,6 +9,7 @@ says which of the request's values no call of the turn holds yet, so the turn is
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from toollab.harness.messages import Message, ToolCall, last_request, results_si
 from toollab.harness.request import RequestParams
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
-from toollab.models.local_steering import call_values
+from toollab.models.local_steering import call_values, value_forms
 from toollab.tools import ToolSpec
 from toollab.tools.arithmetic import without_separators
 
@@ -331,8 +332,9 @@ def listed_with(value: str, request: str) -> list[str]:
     Rome, Oslo), lowercased; [] when the value is in no list."""
     value = value.strip()
     number = re.fullmatch(_PLAIN_NUMBER, value) is not None
-    tail = r"(?![\d-]|\.\d)" + _UNIT if number else r"(?![\w'-])"  # a number may carry a unit: 5cm
-    found = re.search(rf"(?<![\w.-]){re.escape(value)}{tail}", request, re.IGNORECASE)
+    # a number may carry a unit (5cm), but is no item where it is part of a time, a ratio or a date (8:20, 3/4)
+    tail = r"(?![\d:/-]|\.\d)" + _UNIT if number else r"(?![\w'-])"
+    found = re.search(rf"(?<![\w.{':/' if number else ''}-]){re.escape(value)}{tail}", request, re.IGNORECASE)
     shape = _item_shape(value if number else request[found.start() : found.start() + len(value)]) if found else None
     if found is None or shape is None:
         return []
@@ -402,12 +404,50 @@ def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list
             # beginner level" is one language and two levels): which of them varies is not known
             if siblings and not any(s in others for s in siblings):
                 parameters.add(key)
+    return parameters, _spelled(unlisted(calls, request), request)
+
+
+def _spelled(items: Sequence[str], request: str) -> list[str]:
+    """Lowercased items as the request spells them."""
     spelled = []
-    for item in unlisted(calls, request):
+    for item in items:
         found = re.search(rf"(?<![\w.-]){re.escape(item)}", request, re.IGNORECASE)
         if found is not None:
             spelled.append(found.group(0))
-    return parameters, spelled
+    return spelled
+
+
+def pinned_next(calls: Sequence[ToolCall], request: str) -> dict[str, list[str]]:
+    """What the next call of a tool whose earlier `calls` in the turn took items of a list in the request must write
+    (as JSON texts, `Grounding` holds it to them): each parameter that took a list's items one of that list's items
+    no call holds yet, and each other parameter that every earlier call gave one same value that value again, where
+    the request writes no rival for it ("$18,500 for 20 and 15 years": the second call's years is 15 and its
+    principal 18500 again). A rival is a value of the request of the same kind (a number, or a name or quoted span)
+    that no call holds and that is no list's item: "1.5% for Japan and 2.1% for India" leaves the rate free.
+    Nothing when no item is left."""
+    listed, _ = listed_next(calls, request)
+    arguments = [a for call in calls if isinstance(a := call.args_or_raw(), dict)]
+    if not listed or len(arguments) < len(calls) or not calls:
+        return {}
+    pinned: dict[str, list[str]] = {}
+    for key in sorted(listed):
+        siblings = dict.fromkeys(
+            s for a in arguments if key in a for x in call_values(a[key]) for s in listed_with(x, request)
+        )
+        if left := _spelled(unused_values(list(siblings), calls), request):
+            pinned[key] = [form for item in left for form in value_forms(item)]
+    if not pinned:
+        return {}
+    items = {s for a in arguments for x in call_values(list(a.values())) for s in listed_with(x, request)}
+    rivals = [v for v in unused_values(salient_values(request), calls) if v not in items]
+    rival_kinds = {bool(re.fullmatch(_PLAIN_NUMBER, v)) for v in rivals}  # True: a number
+    for key, value in arguments[0].items():
+        if key in listed or isinstance(value, (list, dict)) or not all(a.get(key, ...) == value for a in arguments):
+            continue
+        if (isinstance(value, (int, float)) and not isinstance(value, bool)) in rival_kinds:
+            continue  # the request writes another value of its kind that no call took: the value may change
+        pinned[key] = value_forms(value) if not isinstance(value, str) else [json.dumps(value, ensure_ascii=False)]
+    return pinned
 
 
 def uncovered(

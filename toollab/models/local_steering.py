@@ -290,24 +290,6 @@ def value_forms(value: Any) -> list[str]:
     return forms
 
 
-def pinned_values(earlier: Sequence[ToolCall], listed: set[str], items: Sequence[str]) -> dict[str, list[str]]:
-    """What the next call of a tool whose earlier calls in the turn took items of a list in the request must write
-    (their JSON texts): each `listed` parameter one of the `items` no call holds yet, and each other parameter that
-    all the earlier calls gave one same value that value again ("$18,500 for 20 and 15 years": 15 is the second
-    call's years, and its principal is 18500 again). Nothing when no item is left."""
-    if not listed or not items or not earlier:
-        return {}
-    pinned = {key: [form for item in items for form in value_forms(item)] for key in listed}
-    arguments = [call.args_or_raw() for call in earlier]
-    if not all(isinstance(a, dict) for a in arguments):
-        return pinned
-    for key, value in arguments[0].items():
-        if key in listed or isinstance(value, (list, dict)) or not all(a.get(key, ...) == value for a in arguments):
-            continue
-        pinned[key] = [json.dumps(value, ensure_ascii=False)]
-    return pinned
-
-
 def continuing(written: str, forms: Sequence[str], vocabulary: dict[str, int]) -> tuple[set[int], bool, bool] | None:
     """The tokens that take a value's JSON text `written` so far (after its key's colon) on towards one of `forms`,
     whether it is one of them already (a number that may end), and whether a string's closing quote is all that
@@ -368,6 +350,7 @@ class Grounding:
         regions: frozenset[str] = frozenset(),
         item_end: Callable[[str], bool] | None = None,
         lists: frozenset[str] = frozenset(),
+        pins: Callable[[Sequence[ToolCall]], dict[str, list[str]]] | None = None,
     ):
         import torch
 
@@ -410,6 +393,7 @@ class Grounding:
         self.item_end = item_end
         self.lists = lists
         self.listed = listed
+        self.pins = pins
         self.listed_parameters: set[str] = set()
         self.wanted: Any = None  # first tokens of the list items no call holds yet
         self.pinned: dict[str, list[str]] = {}  # per parameter, the JSON texts its value must be one of
@@ -604,7 +588,7 @@ class Grounding:
             return
         earlier = [c for c in self.format.parse(text[: opening.start()]).tool_calls if c.name == name]
         self.listed_parameters, items = self.listed(earlier)
-        self.pinned = pinned_values(earlier, self.listed_parameters, items)
+        self.pinned = self.pins(earlier) if self.pins is not None else {}
         used: Counter[str] = Counter()
         for call in earlier:
             arguments = call.args_or_raw()
