@@ -24,6 +24,7 @@ class Param:
     spoken: str = ""  # a date the question writes in words ("March 14, 2027"); its value in this strftime format
     percent: bool = False  # a fraction the question writes as a percentage ("5%" for 0.05)
     adjective: bool = False  # a country the question names by its adjective ("German" for Germany)
+    spelled: bool = False  # a count the question writes in words ("for five years", "three guests")
 
     @property
     def required(self) -> bool:
@@ -213,7 +214,7 @@ FAMILIES: tuple[Family, ...] = (
                 "Rent a bike from a dock for some hours.",
                 (
                     p("dock", "string", "Name of the dock.", pool="station"),
-                    p("hours", "integer", "Rental length in hours.", pool="hours"),
+                    p("hours", "integer", "Rental length in hours.", pool="hours", spelled=True),
                 ),
                 (
                     "Rent me a bike at {dock} for {hours} hours.",
@@ -230,8 +231,8 @@ FAMILIES: tuple[Family, ...] = (
                 "Scale an ingredient amount from one number of servings to another.",
                 (
                     p("quantity", "float", "The amount in the recipe.", pool="amount"),
-                    p("servings_from", "integer", "Servings the recipe makes.", pool="small_int"),
-                    p("servings_to", "integer", "Servings wanted.", pool="small_int"),
+                    p("servings_from", "integer", "Servings the recipe makes.", pool="small_int", spelled=True),
+                    p("servings_to", "integer", "Servings wanted.", pool="small_int", spelled=True),
                 ),
                 (
                     "A recipe for {servings_from} needs {quantity} grams of butter. How much for {servings_to} people?",
@@ -451,7 +452,7 @@ FAMILIES: tuple[Family, ...] = (
                 "Liters of paint for a wall area.",
                 (
                     p("area_m2", "float", "Wall area in square meters.", pool="area"),
-                    p("coats", "integer", "Number of coats.", default=2, pool="small_int"),
+                    p("coats", "integer", "Number of coats.", default=2, pool="small_int", spelled=True),
                 ),
                 (
                     "How much paint for {area_m2} square meters?",
@@ -518,7 +519,7 @@ FAMILIES: tuple[Family, ...] = (
                 "Split a ride's cost evenly between riders.",
                 (
                     p("total", "float", "Total fare.", pool="amount"),
-                    p("riders", "integer", "People sharing.", pool="small_int"),
+                    p("riders", "integer", "People sharing.", pool="small_int", spelled=True),
                 ),
                 (
                     "We are {riders} people and the taxi cost {total}. How much each?",
@@ -626,7 +627,7 @@ FAMILIES: tuple[Family, ...] = (
                 (
                     p("amount", "float", "Amount invested, in dollars.", pool="principal", grouped=True),
                     p("annual_yield", "float", "Yearly yield as a decimal (0.05 for 5%).", pool="yield", percent=True),
-                    p("years", "integer", "Years invested."),
+                    p("years", "integer", "Years invested.", spelled=True),
                 ),
                 (
                     "What will ${amount} be worth after {years} years at a {annual_yield} annual yield?",
@@ -759,7 +760,7 @@ FAMILIES: tuple[Family, ...] = (
                 "Order a cake.",
                 (
                     p("flavor", "string", "Cake flavor.", enum=("chocolate", "vanilla", "carrot", "lemon")),
-                    p("tiers", "integer", "Number of tiers.", pool="small_int"),
+                    p("tiers", "integer", "Number of tiers.", pool="small_int", spelled=True),
                     p("inscription", "string", "Text written on top.", default=""),
                 ),
                 (
@@ -894,7 +895,7 @@ FAMILIES: tuple[Family, ...] = (
                 "Reserve a restaurant table.",
                 (
                     p("restaurant", "string", "Restaurant name."),
-                    p("guests", "integer", "Party size.", pool="small_int"),
+                    p("guests", "integer", "Party size.", pool="small_int", spelled=True),
                     p("time", "string", "Time, HH:MM."),
                 ),
                 (
@@ -968,7 +969,7 @@ FAMILIES: tuple[Family, ...] = (
                 (
                     p("principal", "float", "Amount borrowed, in dollars.", pool="loan", grouped=True),
                     p("annual_rate", "float", "Yearly interest in percent.", pool="percent"),
-                    p("years", "integer", "Length of the loan in years."),
+                    p("years", "integer", "Length of the loan in years.", spelled=True),
                     p(
                         "include_insurance",
                         "boolean",
@@ -1069,7 +1070,7 @@ FAMILIES: tuple[Family, ...] = (
                 "Estimate what a house would sell for.",
                 (
                     p("area_sqft", "integer", "Living area in square feet.", pool="sqft", grouped=True),
-                    p("bedrooms", "integer", "Number of bedrooms.", pool="small_int"),
+                    p("bedrooms", "integer", "Number of bedrooms.", pool="small_int", spelled=True),
                     p("city", "string", "The city and state, e.g. Austin, Texas.", pool="city_state"),
                     p(
                         "detailed",

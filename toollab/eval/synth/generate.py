@@ -87,7 +87,22 @@ def spoken_date(day: date) -> str:
     return ways[day.toordinal() % len(ways)]
 
 
+_SPELLED = (
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"),
+    *("twenty", "twenty-one", "twenty-two", "twenty-three", "twenty-four", "twenty-five"),
+)
+_TENS = {30: "thirty", 40: "forty", 50: "fifty"}
+
+
+def spelled(n: int) -> str:
+    """A count in words, as people write small ones ("five", "twenty-four", "thirty")."""
+    return _TENS.get(n) or _SPELLED[n]
+
+
 def _text(prm: Param, value: Any) -> str:
+    if prm.spelled:
+        return spelled(int(value))
     if isinstance(value, bool):
         return prm.words[0] if value else prm.words[1]
     if prm.spoken:
