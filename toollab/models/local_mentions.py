@@ -21,6 +21,7 @@ from toollab.harness.messages import Message, ToolCall, last_request, results_si
 from toollab.harness.request import RequestParams
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
+from toollab.models.local_numbers import said_numbers
 from toollab.models.local_steering import call_values, value_forms
 from toollab.tools import ToolSpec
 from toollab.tools.arithmetic import without_separators
@@ -218,14 +219,16 @@ _PERCENT = re.compile(rf"({_PLAIN_NUMBER})\s*(?:%|percent\b)")
 
 def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
     """The required arguments of the calls ("tool.parameter") that the request does not give: left out, or a value
-    the request does not hold (a number it does not write, the fraction of a percentage it writes counting; a text
-    with a word of three letters or more it lacks, one of four or more counting by its stem). Parameters whose
+    the request does not hold (a number it does not give, in digits, in words or with a magnitude, the fraction of a
+    percentage it writes counting; a text with a word of three letters or more it lacks, one of four or more
+    counting by its stem). Parameters whose
     values are chosen (an enum, a boolean) are not asked. A near miss called anyway fills what its tool needs and
     the request never said ("the rate of return of $15,000 revenue and $22,000 cost": `calculate_profit` with a
     `tax_rate` of 0.2)."""
     said = without_separators(request).lower()
     numbers = {float(n) for n in _FOUND_NUMBER.findall(said)}
     numbers |= {float(n) / 100 for n in _PERCENT.findall(said)}  # "5%" gives 0.05 as well as 5
+    numbers |= {float(n) for n in said_numbers(request)}  # "two nights", "$2 million"
     words = set(_WORD.findall(said))
 
     def has(word: str) -> bool:  # as written, or by its stem (`_same_word`: "German" for Germany)

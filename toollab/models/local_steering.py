@@ -18,6 +18,7 @@ from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
 from toollab.models.local_dates import DIGIT_DATE
 from toollab.models.local_names import name_words, same_stem
+from toollab.models.local_numbers import said_numbers
 from toollab.tools.arithmetic import GROUPED as _GROUPED
 from toollab.tools.arithmetic import without_separators
 
@@ -359,7 +360,8 @@ class Grounding:
         self.format = format
         self.strength = strength
         self.finish = finish
-        written = f"{request}\n{results}"
+        # the numbers the request says in words or with a magnitude ("top five", "$2 million") are copied in digits
+        written = "\n".join((request, *said_numbers(request), results))
         everything = without_separators(written)
         found = _WORDS.findall(everything)
         self.words = Counter(w.lower() for w in found)
