@@ -225,6 +225,24 @@ _LAST_JOINS = ("Finally,", "Lastly,")
 _INSIDE_JOINS = (", and then", ", and also", ", then")
 
 
+# ... or they number them where sentences open, after a line that says there are several (and may close with one
+# that speaks of them all)
+_NUMBERED = (
+    "Two things, please. First: {0} Second: {1}",
+    "Could you help me with a couple of things? First, {0} Second, {1}",
+    "I have two questions. Firstly, {0} Secondly, {1}",
+    "Can you help me with a few tasks? First, {0} Lastly, {1} Could you do these for me?",
+)
+
+
+def _after(join: str, question: str) -> str:
+    """A question as it goes on after a join: lowercased after a comma ("Then, how ..."), unless it opens with "I"
+    or a name in capitals."""
+    first = question.split()[0]
+    keep = join.endswith(":") or first in ("I", "I'm", "I'd", "I'll", "I've") or first[:2].isupper()
+    return question if keep else question[0].lower() + question[1:]
+
+
 def _joined(questions: Sequence[str], rng: random.Random) -> str:
     """The questions as one message: a third of the joins inside a sentence (", and then how ..."), the others
     between sentences."""
@@ -233,11 +251,16 @@ def _joined(questions: Sequence[str], rng: random.Random) -> str:
         last = k == len(questions) - 1 and k >= 2
         inside = rng.random() < 1 / 3
         join = rng.choice(_INSIDE_JOINS if inside else _LAST_JOINS if last and rng.random() < 0.5 else _JOINS)
-        first = question.split()[0]
-        keep = join.endswith(":") or first in ("I", "I'm", "I'd", "I'll", "I've") or first[:2].isupper()
-        said = question if keep else question[0].lower() + question[1:]
+        said = _after(join, question)
         out = f"{out.rstrip('?.!')}{join} {said}" if inside else f"{out} {join} {said}"
     return out
+
+
+def _numbered(first: str, second: str, rng: random.Random) -> str:
+    """Two questions numbered where sentences open, in one of the ways of `_NUMBERED`."""
+    form = rng.choice(_NUMBERED)
+    join = form.split("{0}")[0].rstrip().split()[-1]  # "First:", "First,", "Firstly,"
+    return form.format(_after(join, first), _after(join, second))
 
 
 def _all_functions(split: str) -> list[Fn]:
@@ -294,7 +317,7 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         offered = [first, second, *rng.sample([f for f in pool if f not in (first, second)], rng.randint(0, 2))]
         rng.shuffle(offered)
         if i % 4 == 2:  # a quarter number their requests
-            return _item(category, split, i, f"Two things, please. First: {q1} Second: {q2}", offered, [a1, a2])
+            return _item(category, split, i, _numbered(q1, q2, rng), offered, [a1, a2])
         return _item(category, split, i, _joined([q1, q2], rng), offered, [a1, a2])
     if category == "synth_irrelevance":  # half near misses (the family's other functions), half unrelated ones
         fn = rng.choice(pool)
