@@ -966,6 +966,22 @@ def test_a_required_value_the_request_never_gave_is_unfounded():
     assert unfounded([country], [hotel], "key events of Gerry's history") == ["book.hotel"]
 
 
+def test_numbers_said_in_words_or_with_a_magnitude_are_given_in_digits():
+    from toollab.models.local_mentions import unfounded
+    from toollab.models.local_numbers import said_numbers
+
+    assert said_numbers("A room for two nights for twenty-five people, the top five of them.") == ("2", "25", "5")
+    assert said_numbers("Revenue of $2 million, then 1.267 billion and $1.2M.") == ("2000000", "1267000000", "1200000")
+    assert said_numbers("Two hundred and one dalmatians") == ("201",)
+    assert said_numbers("Radius 5 km, $1,250,000, on the 2nd of May, a one-way ticket.") == ()  # digits are written
+    nights = ToolSpec("book", "Book.", {
+        "type": "object", "properties": {"nights": {"type": "integer"}}, "required": ["nights"]
+    })  # fmt: skip
+    booked = [ToolCall(id="1", name="book", arguments={"nights": 2})]
+    assert unfounded(booked, [nights], "A single room for two nights.") == []  # turned down before
+    assert unfounded(booked, [nights], "A single room for three nights.") == ["book.nights"]
+
+
 @pytest.mark.slow
 def test_a_near_miss_that_needs_a_value_the_request_never_gave_is_answered_instead(steered):
     # a dev-set irrelevance item: the density of a town, offered the population of a city; the gate lets it call

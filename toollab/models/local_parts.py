@@ -70,7 +70,10 @@ class Part:
 def request_parts(request: str) -> list[Part]:
     """The request's parts, each without its connective and starting with a capital; the request alone (one part)
     when it does not split, or splits into more than MAX_PARTS or into a part with nothing left to ask. Joined
-    requests split first ("Also: ...", "Then, ..."); a request that does not split so may split at its ordinals."""
+    requests split first ("Also: ...", "Then, ..."), unless they number their asks at sentence starts ("First, ...
+    Second, ... Lastly, ..."); a request that does not split so may split at its ordinals."""
+    if marked := marked_parts(request):
+        return marked
     pieces: list[str] = []
     for piece in _BOUNDARY.split(request.strip()):
         rest = _LEAD.sub("", piece)
@@ -159,6 +162,49 @@ def enumerated_parts(request: str) -> list[Part]:
             return whole
         own = (_capital(own) if opens else own) + ("" if own[-1] in ".?!" else end)
         parts.append(Part(" ".join(p for p in (stem, own, tail) if p), bool(mark.group(2)) and lists_several(own)))
+    return parts
+
+
+_MARKERS = (("first", "firstly"), ("second", "secondly"), ("third", "thirdly"), ("fourth", "fourthly"))
+_LAST_MARKERS = ("lastly", "finally")
+# an ask's number where a sentence opens ("First, ...", "Secondly: ...", "Lastly, ...")
+_MARKER = re.compile(
+    r"(?:^|(?<=[.?!])\s+)[\"']?(first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|lastly|finally)\s*[,:]\s*", re.I
+)
+
+
+def marked_parts(request: str) -> list[Part]:
+    """The parts of a request that numbers its asks where sentences open ("Could you help me with a few things?
+    First, ... Second, ... Lastly, ..."): each part is what comes before the first number (the context), its own
+    sentences up to the next number, and a closing sentence that speaks of them all ("Could you do these for me?").
+    [] when the request does not number its asks so (2 to MAX_PARTS numbers, "first" first and each next in order,
+    "lastly" or "finally" only as the last), a part has nothing to ask, or a later sentence opens with a sequence
+    word and leans on a result ("Then tell me the first result.")."""
+    text = request.strip()
+    marks: list[re.Match[str]] = []
+    for match in _MARKER.finditer(text):
+        word = match.group(1).lower()
+        if len(marks) < len(_MARKERS) and word in _MARKERS[len(marks)]:
+            marks.append(match)
+        elif marks and word in _LAST_MARKERS:
+            marks.append(match)
+            break
+        else:
+            return []
+    if not 2 <= len(marks) <= MAX_PARTS:
+        return []
+    stem = text[: marks[0].start()].strip()
+    segments = [text[m.end() : n.start()].strip() for m, n in itertools.pairwise(marks)]
+    *last, closing = _SENTENCE_END.split(text[marks[-1].end() :].strip())
+    tail = closing if last and _ALL_OF_THEM.search(closing) else ""
+    segments.append(" ".join(last) if tail else text[marks[-1].end() :].strip())
+    parts = []
+    for segment in segments:
+        later = _SENTENCE_END.split(segment)[1:]
+        if len(segment.split()) < 2 or any(_SEQUENCED.match(s) and _POINTS_BACK.search(s) for s in later):
+            return []
+        own = _capital(segment)
+        parts.append(Part(" ".join(p for p in (stem, own, tail) if p), lists_several(own)))
     return parts
 
 
