@@ -1120,6 +1120,28 @@ def test_a_request_that_states_its_cases_with_ordinals_splits_into_one_case_a_pa
         assert [p.request for p in request_parts(whole)] == [whole], whole
 
 
+def test_a_request_that_numbers_its_asks_where_sentences_open_splits_at_the_numbers():
+    from toollab.models.local_parts import request_parts
+
+    stem, tail = '"Could you help me with a few tasks?', "Could you do these for me?\""
+    asked = (
+        f"{stem} First, I need the greatest common divisor of 48 and 36. Secondly, who won Riverside Rovers vs "
+        "Old Town Athletic? Lastly, I'm working on a music project. The first note is 440 Hz and the tempo is 100 "
+        f"beats per minute. {tail}"
+    )
+    assert [p.request for p in request_parts(asked)] == [
+        f"{stem} I need the greatest common divisor of 48 and 36. {tail}",
+        f"{stem} Who won Riverside Rovers vs Old Town Athletic? {tail}",
+        f"{stem} I'm working on a music project. The first note is 440 Hz and the tempo is 100 beats per minute. {tail}",
+    ]  # "Lastly" does not split the request alone, and its case keeps all its sentences and its "first" note
+    for whole in (
+        "Secondly, add 2 and 3. Thirdly, add 4 and 5.",  # no first
+        "First, add 2 and 3. Thirdly, add 4 and 5.",  # out of order
+        "First, add 2 and 3. Second, multiply 4 by 5. Then tell me the first result.",  # leans on a result
+    ):
+        assert [p.request for p in request_parts(whole)] == [whole], whole
+
+
 @pytest.mark.slow
 def test_a_request_of_several_parts_gets_a_call_for_each_part(steered):
     # a dev-set item: decoded whole, the shipped adapter writes one call (for the third question); part by part,

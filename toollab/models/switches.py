@@ -51,22 +51,25 @@ class Switches:
     false). `coverage`: a turn's first calls may not end the turn while a number, quoted span, capitalised name or
     listed word ("fern, cactus and basil") of the request is in none of them (up to four calls). `listed`: the same,
     for the items of a list in the request one of the turn's calls took a value from ("Paris" of "Paris, Rome and
-    Oslo": Rome and Oslo want calls too); on the dev set it won 5 parallel items and lost none, on BFCL (50 a
-    category) 1 and none. `decompose`: a first calling turn whose request joins several requests ("... ? Also: ...")
-    decodes one row per part, each seeing its part alone as the request, and makes the parts' calls; on the dev
-    set's parallel and parallel_multiple items (60 each) it won 21 and lost 4. `chain` (with `direct_results`): a
-    round whose results leave arithmetic the request asks undone ("How many more people live in A than in B?") is
-    followed by one call of the offered calculator, whose result is then the answer; a local model's expression
-    there takes every number of the results and the request's own, and the operators it names
-    (`local_mentions.ExpressionHint`). On the everyday tasks' train split it won 7 and lost none (the dev split has
-    no task it applies to, and none changed). `dates`: a parameter whose description asks a date format
-    ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the request writes ("March 11, 2022"), in that format.
-    `named_items`: a list whose items are choices of an enum holds only the choices the request names, when it names
-    some ("a park with a tennis court": ["Tennis Court"], not every amenity offered). `founded` (with `gate`): a
-    turn the gate let call whose every call needs a value the request never gave (a required argument it does not
-    hold: `local_mentions.unfounded`) is answered instead: a near miss fills what its tool needs. `fractions`: a
-    number parameter whose description asks a fraction ("as a decimal (0.05 for 5%)", "the probability") takes one
-    of the percentages the request writes as its fraction ("8% a year": 0.08), where the request writes some."""
+    Oslo": Rome and Oslo want calls too), and a later call of the tool writes one of the items left and repeats a
+    value all its earlier calls gave where the request writes no rival (`local_mentions.pinned_next`); on the dev
+    set it won 5 parallel items and lost none, on BFCL (50 a category) 1 and none; the pins 14 and none.
+    `decompose`: a first calling turn whose request joins several requests ("... ? Also: ...") decodes one row per
+    part, each seeing its part alone as the request, and makes the parts' calls (a request that numbers its asks
+    where sentences open, "First, ... Lastly, ...", splits at the numbers); on the dev set's parallel and
+    parallel_multiple items (60 each) it won 21 and lost 4. `chain` (with `direct_results`): a round whose results
+    leave arithmetic the request asks undone ("How many more people live in A than in B?") is followed by one call
+    of the offered calculator, whose result is then the answer; a local model's expression there takes every number
+    of the results and the request's own, and the operators it names (`local_mentions.ExpressionHint`). On the
+    everyday tasks' train split it won 7 and lost none (the dev split has no task it applies to, and none changed).
+    `dates`: a parameter whose description asks a date format ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the
+    request writes ("March 11, 2022"), in that format. `named_items`: a list whose items are choices of an enum
+    holds only the choices the request names, when it names some ("a park with a tennis court": ["Tennis Court"],
+    not every amenity offered). `founded` (with `gate`): a turn the gate let call whose every call needs a value the
+    request never gave (a required argument it does not hold, numbers said in words counting:
+    `local_mentions.unfounded`) is answered instead: a near miss fills what its tool needs. `fractions`: a number
+    parameter whose description asks a fraction ("as a decimal (0.05 for 5%)", "the probability") takes one of the
+    percentages the request writes as its fraction ("8% a year": 0.08), where the request writes some."""
 
     gate: bool = True
     select: bool = True
