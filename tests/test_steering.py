@@ -403,8 +403,7 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
 
 def test_a_lists_later_call_is_pinned_to_the_items_left_and_the_values_its_calls_repeat():
     from toollab.models.local_dates import written_as_asked
-    from toollab.models.local_mentions import unlisted
-    from toollab.models.local_mentions import pinned_next
+    from toollab.models.local_mentions import pinned_next, unlisted
     from toollab.models.local_steering import continuing, value_forms
 
     assert value_forms("german") == ['"german"', '"German"'] and value_forms("1,500") == ['"1,500"', "1500"]
@@ -1123,7 +1122,7 @@ def test_a_request_that_states_its_cases_with_ordinals_splits_into_one_case_a_pa
 def test_a_request_that_numbers_its_asks_where_sentences_open_splits_at_the_numbers():
     from toollab.models.local_parts import request_parts
 
-    stem, tail = '"Could you help me with a few tasks?', "Could you do these for me?\""
+    stem, tail = '"Could you help me with a few tasks?', 'Could you do these for me?"'
     asked = (
         f"{stem} First, I need the greatest common divisor of 48 and 36. Secondly, who won Riverside Rovers vs "
         "Old Town Athletic? Lastly, I'm working on a music project. The first note is 440 Hz and the tempo is 100 "
@@ -1132,7 +1131,8 @@ def test_a_request_that_numbers_its_asks_where_sentences_open_splits_at_the_numb
     assert [p.request for p in request_parts(asked)] == [
         f"{stem} I need the greatest common divisor of 48 and 36. {tail}",
         f"{stem} Who won Riverside Rovers vs Old Town Athletic? {tail}",
-        f"{stem} I'm working on a music project. The first note is 440 Hz and the tempo is 100 beats per minute. {tail}",
+        f"{stem} I'm working on a music project. The first note is 440 Hz and the tempo is 100 beats per minute. "
+        f"{tail}",
     ]  # "Lastly" does not split the request alone, and its case keeps all its sentences and its "first" note
     for whole in (
         "Secondly, add 2 and 3. Thirdly, add 4 and 5.",  # no first
