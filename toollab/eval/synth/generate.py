@@ -218,11 +218,11 @@ ASIDES = (
 
 
 # How people join the things they ask in one message: "Also: ...", and as often a sequence word ("Then, ...",
-# "After that, ...", a last "Finally, ..."), or a join inside a sentence (", and then ..."), which a reader may not
-# take for a dependency on its own: each ask here is whole (it names everything it needs).
+# "After that, ...", a last "Finally, ..."), or a join inside a sentence (", and then ...", or a bare "and"), which
+# a reader may not take for a dependency on its own: each ask here is whole (it names everything it needs).
 _JOINS = ("Also:", "Also,", "Additionally,", "Then,", "Next,", "After that,")
 _LAST_JOINS = ("Finally,", "Lastly,")
-_INSIDE_JOINS = (", and then", ", and also", ", then")
+_INSIDE_JOINS = (", and then", ", and also", ", then", " and")
 
 
 # ... or they number them where sentences open, after a line that says there are several (and may close with one
