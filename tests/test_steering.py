@@ -982,6 +982,17 @@ def test_numbers_said_in_words_or_with_a_magnitude_are_given_in_digits():
 
 
 @pytest.mark.slow
+def test_arithmetic_said_in_words_calls_the_calculator_with_digits(steered):
+    # the gate answered "What is twelve times three?" in words ("elve times three is twelve times three."): the
+    # arithmetic check counted no number; called, grounding copied "twelve * 3", which the calculator refuses
+    from toollab.models.switches import GATE
+
+    asked = [UserMessage(content="What is twelve times three?")]
+    reply = asyncio.run(steered["on"].request(asked, RequestParams(SPECS, "auto", gate=GATE)))
+    assert [(c.name, c.args_as_dict()) for c in reply.message.tool_calls] == [("arith", {"expression": "12 * 3"})]
+
+
+@pytest.mark.slow
 def test_a_near_miss_that_needs_a_value_the_request_never_gave_is_answered_instead(steered):
     # a dev-set irrelevance item: the density of a town, offered the population of a city; the gate lets it call
     # and SmolLM2 fills the city with "town of 1,350,000"

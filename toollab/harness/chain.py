@@ -72,15 +72,15 @@ def operators(request: str) -> str:
 _WRITTEN_OPERATION = re.compile(r"\d\s*[-+*/×÷]\s*\(?\s*\d")  # 3757 - 165, (5.0 + 3.0) * 2.0
 
 
-def asks_arithmetic(request: str, tools: Sequence[ToolSpec]) -> bool:
+def asks_arithmetic(request: str, tools: Sequence[ToolSpec], said: Sequence[str] = ()) -> bool:
     """Whether `request` asks arithmetic on numbers it gives (two or more, an operation named or written) while an
     expression tool is offered: it fits the calculator however it is worded ("How much is 3757 minus 165?" is far
-    from any tool's description to MiniLM)."""
+    from any tool's description to MiniLM). `said`: the numbers it gives otherwise than in digits ("twelve")."""
     if expression_tool(tools) is None:
         return False
     text = without_quoted(request)
     named = operators(request) or _WRITTEN_OPERATION.search(text)
-    return bool(named) and len(_NUMBER.findall(text)) >= 2
+    return bool(named) and len(_NUMBER.findall(text)) + len(said) >= 2
 
 
 def calls_since_request(messages: Sequence[Message]) -> list[ToolCall]:

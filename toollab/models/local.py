@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from toollab.formats import get_format, tools_to_openai
 from toollab.formats.base import Format, name_in
+from toollab.harness.chain import expression_tool
 from toollab.harness.messages import (
     AssistantMessage,
     Message,
@@ -111,6 +112,7 @@ class TurnContext:
     expression: ExpressionHint | None = None  # what the chain's expression should hold (`ExpressionHint`)
     regions: frozenset[str] = frozenset()  # parameters whose values name a place with its region (`region_parameters`)
     lists: frozenset[str] = frozenset()  # parameters whose one value may hold a list (`list_parameters`)
+    arithmetic: str | None = None  # the offered expression tool: its expression holds no letters ("twelve * 3")
 
 
 def failed_turn(messages: Sequence[Message]) -> str | None:
@@ -272,6 +274,7 @@ class LocalModel:
                 hint,
                 region_parameters(params.tools),
                 list_parameters(params.tools),
+                expression_tool(params.tools),
             )
             # a part's best tool is found by MiniLM: on the torch thread, as the gate's relevance is (`decide`)
             turns = await local_weights.on_torch_thread_async(self._turns, messages, params, tools, text, context)

@@ -23,7 +23,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toollab.models import local_weights
-from toollab.models.local_mentions import ends_item, listed_next, pinned_next, salient_values, uncovered
+from toollab.models.local_mentions import (
+    ends_item,
+    listed_next,
+    pinned_next,
+    salient_values,
+    uncovered,
+    writing_expression,
+)
 from toollab.models.local_steering import (
     OPERATOR_BIAS,
     PENALTY,
@@ -221,6 +228,9 @@ class DecodeRow:
             self.listed = context.request if model.listed else None
         self.finish = context.finish
         self.expression = context.expression if matcher is not None else None
+        # an expression tool takes digits, operators and brackets: a number the request says in words is written
+        # in digits there (grounding copied "twelve * 3", which the tool refuses)
+        self.arithmetic = context.arithmetic if matcher is not None and model.grounding else None
         self.generated: list[int] = []
         self.text = ""
         self.stop_reason = "length"
@@ -247,6 +257,8 @@ class DecodeRow:
         can_end = (self.values or self.listed) and self.matcher is not None and self.matcher.can_end()
         if can_end and uncovered(self.text, model.format, self.finish, self.values, self.listed):
             logits[list(self.eos_ids)] -= PENALTY
+        if self.expression is None and self.arithmetic and writing_expression(self.text, self.arithmetic):
+            logits[list(non_arithmetic_tokens(self.tokenizer))] -= PENALTY
         if self.expression is not None and (left := self.expression.left(self.text)) is not None:
             logits[list(non_arithmetic_tokens(self.tokenizer))] -= PENALTY  # numbers and operators only
             if left:  # the expression may not close yet, nor take a number from elsewhere

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toollab.harness.chain import asks_arithmetic
-from toollab.harness.messages import Message, last_request
+from toollab.harness.messages import Message, last_request, without_quoted
 from toollab.harness.request import RequestParams
 from toollab.models import local_weights
+from toollab.models.local_numbers import said_numbers
 from toollab.models.local_parts import request_parts
 from toollab.tools import ToolSpec
 
@@ -57,7 +58,8 @@ async def decide(
     if gate is None or params.tool_choice != "auto" or not params.tools:
         return params, None
     score = await gate_score(model, messages, params, prompt)
-    arithmetic = asks_arithmetic(last_request(messages), params.tools)
+    request = last_request(messages)
+    arithmetic = asks_arithmetic(request, params.tools, said_numbers(without_quoted(request)))
     call = score >= gate.threshold or arithmetic
     if call:  # a call, of a tool: the finish action is an answer, which the gate has just turned down
         tools = [t for t in params.tools if t.name != params.finish] or list(params.tools)

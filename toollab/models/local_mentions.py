@@ -474,6 +474,16 @@ _DIGITS_SO_FAR = re.compile(r"-?\d[\d.]*$")
 _OPEN_EXPRESSION = re.compile(rf'"{EXPRESSION}"\s*:\s*"((?:[^"\\]|\\.)*)$')
 
 
+_CALL_NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
+
+
+def writing_expression(text: str, tool: str) -> bool:
+    """Whether `text` (a turn being decoded, calls written as JSON) is inside the expression of a call of the
+    expression tool `tool`."""
+    names = _CALL_NAME.findall(text)
+    return bool(names) and names[-1] == tool and _OPEN_EXPRESSION.search(text) is not None
+
+
 @dataclass(frozen=True)
 class ExpressionHint:
     """What the expression of the chain's step (`toollab.harness.chain`) should hold: every number of the results
