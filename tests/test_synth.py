@@ -37,10 +37,14 @@ _DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d-%m-%Y")
 
 
 def _said(value: object, text: str) -> bool:
-    """Whether `text` writes `value`: as Python prints it, with thousands separators (money: "$18,500"), or a date
-    in words ("March 14, 2027" for "03/14/2027")."""
+    """Whether `text` writes `value`: as Python prints it, with thousands separators (money: "$18,500"), a count in
+    words ("twenty"), or a date in words ("March 14, 2027" for "03/14/2027")."""
     from toollab.eval.synth.families import ADJECTIVES
-    from toollab.eval.synth.generate import spoken_date
+    from toollab.eval.synth.generate import spelled, spoken_date
+
+    counted = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 25
+    if counted and re.search(rf"\b{spelled(int(value))}\b", text.lower()):
+        return True
 
     grouped = isinstance(value, (int, float)) and f"{value:,.0f}" in text and float(value).is_integer()
     grouped |= isinstance(value, float) and f"{value:,}" in text  # "$15,000.5"
@@ -150,8 +154,12 @@ def test_a_quarter_of_the_parallel_items_state_their_cases_one_by_one():
             clause = question.lower().split(f"the {ordinals[n]} has ")[1].split(", the ")[0]
             values = [v[0] for v in case.values() if v[0] not in ("", None) and not isinstance(v[0], bool)]
             assert all(_said(v, clause) for v in values), item.id
-    numbered = load_synth(["synth_parallel_multiple"], "dev", 12)[2::4]
-    assert all(it.turns[0][0]["content"].startswith("Two things, please. First: ") for it in numbered)
+    numbered = [it.turns[0][0]["content"] for it in load_synth(["synth_parallel_multiple"], "dev", 40)[2::4]]
+    ways = (r"[.?] First: .+[.?] Second: ", r"[.?] First, .+[.?] Second, ", r"[.?] Firstly, .+[.?] Secondly, ")
+    ways += (r"[.?] First, .+[.?] Lastly, .+[.?] Could you do these for me\?$",)
+    used = [[w for w in ways if re.search(w, q)] for q in numbered]
+    assert all(used), numbered  # each numbers its asks where sentences open, one of four ways, several ways used
+    assert len({w[0] for w in used}) >= 3, numbered
 
 
 def test_a_quarter_of_the_irrelevance_items_offer_a_decoy_of_the_function_asked():
