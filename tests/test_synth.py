@@ -43,8 +43,8 @@ def _said(value: object, text: str) -> bool:
     from toollab.eval.synth.generate import spelled, spoken_date
 
     counted = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 25
-    if counted and re.search(rf"\b{spelled(int(value))}\b", text.lower()):
-        return True
+    if counted and isinstance(value, int) and re.search(rf"\b{spelled(value)}\b", text.lower()):
+        return True  # a count in words (a flag is no count)
 
     grouped = isinstance(value, (int, float)) and f"{value:,.0f}" in text and float(value).is_integer()
     grouped |= isinstance(value, float) and f"{value:,}" in text  # "$15,000.5"
