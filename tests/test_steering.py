@@ -973,6 +973,7 @@ def test_numbers_said_in_words_or_with_a_magnitude_are_given_in_digits():
     assert said_numbers("Revenue of $2 million, then 1.267 billion and $1.2M.") == ("2000000", "1267000000", "1200000")
     assert said_numbers("Two hundred and one dalmatians") == ("201",)
     assert said_numbers("Radius 5 km, $1,250,000, on the 2nd of May, a one-way ticket.") == ()  # digits are written
+    assert said_numbers("\ud800 two \x00 nights") == ("2",)  # a lone surrogate or a control character is read past
     nights = ToolSpec("book", "Book.", {
         "type": "object", "properties": {"nights": {"type": "integer"}}, "required": ["nights"]
     })  # fmt: skip

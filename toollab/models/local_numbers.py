@@ -32,7 +32,8 @@ def said_numbers(request: str) -> tuple[str, ...]:
     "no one" reads as 1 too, a value a call rarely takes); a magnitude multiplies the number before it."""
     from text_to_num import alpha2digit
 
-    plain = without_separators(request)
+    # a lone surrogate (a user's text may hold one) cannot go to text2num, which reads UTF-8
+    plain = without_separators(request).encode("utf-8", "replace").decode("utf-8")
     found: list[str] = []
     for match in _MAGNITUDE.finditer(plain):
         number, word = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
