@@ -420,15 +420,17 @@ def _spelled(items: Sequence[str], request: str) -> list[str]:
     return spelled
 
 
-def pinned_next(calls: Sequence[ToolCall], request: str) -> dict[str, list[str]]:
+def pinned_next(calls: Sequence[ToolCall], request: str, listed: set[str] | None = None) -> dict[str, list[str]]:
     """What the next call of a tool whose earlier `calls` in the turn took items of a list in the request must write
     (as JSON texts, `Grounding` holds it to them): each parameter that took a list's items one of that list's items
     no call holds yet, and each other parameter that every earlier call gave one same value that value again, where
     the request writes no rival for it ("$18,500 for 20 and 15 years": the second call's years is 15 and its
     principal 18500 again). A rival is a value of the request of the same kind (a number, or a name or quoted span)
     that no call holds and that is no list's item: "1.5% for Japan and 2.1% for India" leaves the rate free.
-    Nothing when no item is left."""
-    listed, _ = listed_next(calls, request)
+    Nothing when no item is left. `listed`: the parameters that took a list's items, when the caller has found
+    them already (`listed_next`)."""
+    if listed is None:
+        listed, _ = listed_next(calls, request)
     arguments = [a for call in calls if isinstance(a := call.args_or_raw(), dict)]
     if not listed or len(arguments) < len(calls) or not calls:
         return {}

@@ -12,7 +12,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
@@ -298,7 +298,7 @@ def continuing(written: str, forms: Sequence[str], vocabulary: dict[str, int]) -
     allowed: set[int] = set()
     whole, closes, live = False, False, False
     for form in forms:
-        for variant in (form, " " + form) if not written else (form,) if written[0] != " " else (" " + form,):
+        for variant in (form, " " + form):  # a value may open after a space; no form opens with one
             if not variant.startswith(written):
                 continue
             live = True
@@ -320,6 +320,13 @@ _DATE = rf"{DIGIT_DATE}(?![\w-])"
 # words that join a kind to what follows it rather than name its value ("10 units and ...", "a trail of ...")
 _JOINING = r"(?:and|or|nor|but|of|in|on|at|for|with|to|by|from|as|per|than|then|is|are|was|were|the|a|an|that|which)"
 _INTO_DATE = rf"(?:,?\s+[a-z]{{1,5}}){{0,2}},?\s+{_DATE}"
+
+
+class Pins(Protocol):
+    """What the next call of a tool must write, given the turn's earlier calls of it and the parameters that took a
+    list's items from the request (`local_mentions.pinned_next`, with its request)."""
+
+    def __call__(self, calls: Sequence[ToolCall], *, listed: set[str]) -> dict[str, list[str]]: ...
 
 
 class Grounding:
@@ -351,7 +358,7 @@ class Grounding:
         regions: frozenset[str] = frozenset(),
         item_end: Callable[[str], bool] | None = None,
         lists: frozenset[str] = frozenset(),
-        pins: Callable[[Sequence[ToolCall]], dict[str, list[str]]] | None = None,
+        pins: Pins | None = None,
     ):
         import torch
 
@@ -590,7 +597,7 @@ class Grounding:
             return
         earlier = [c for c in self.format.parse(text[: opening.start()]).tool_calls if c.name == name]
         self.listed_parameters, items = self.listed(earlier)
-        self.pinned = self.pins(earlier) if self.pins is not None else {}
+        self.pinned = self.pins(earlier, listed=self.listed_parameters) if self.pins is not None else {}
         used: Counter[str] = Counter()
         for call in earlier:
             arguments = call.args_or_raw()
