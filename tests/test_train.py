@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import toollab
 
 from toollab.eval.bfcl.data import CATEGORIES, load_category
 from toollab.formats import get_format
@@ -173,6 +174,32 @@ def test_a_quick_run_lowers_the_heldout_loss_and_a_killed_run_resumes_to_the_sam
     assert a.keys() == b.keys() and all((a[k] - b[k]).abs().max() < 1e-6 for k in a)
     written = json.loads((trained / "data" / "data.json").read_text())["examples"]["train.jsonl"]
     assert len(read_examples(trained / "data" / "train.jsonl")) == written["all"] > 40  # 40 calls, tasks, sums
+
+
+@pytest.mark.slow
+def test_a_run_started_from_a_trained_adapter_begins_where_it_ended(trained, tmp_path):
+    """--init-adapter: the held-out loss before the first step is the trained adapter's after its last, and the
+    new adapter keeps the old one's shape (rank, layers) whatever the quick configuration says."""
+    from safetensors.torch import load_file
+
+    first = trained / "whole"
+    run = _train(trained / "data", tmp_path / "next", "--init-adapter", str(first / "adapter"))
+    output, _ = run.communicate(timeout=600)
+    assert run.returncode == 0, output.decode()
+    before = json.loads((first / "train.json").read_text())
+    after = json.loads((tmp_path / "next" / "train.json").read_text())
+    assert after["heldout_loss_before"] == pytest.approx(before["heldout_loss_after"], abs=2e-3)
+    assert after["heldout_loss_before"] < before["heldout_loss_before"]
+    old = load_file(first / "adapter" / "adapter_model.safetensors")
+    new = load_file(tmp_path / "next" / "adapter" / "adapter_model.safetensors")
+    assert old.keys() == new.keys() and all(old[k].shape == new[k].shape for k in old)
+    assert any((old[k] - new[k]).abs().max() > 0 for k in old)  # it trained on
+
+
+def test_init_adapter_wants_an_adapter_folder(tmp_path):
+    out = toollab("train", "--data", str(tmp_path), "--out", str(tmp_path / "out"), "--init-adapter", str(tmp_path))
+    assert out.returncode != 0
+    assert "adapter" in out.stderr + out.stdout
 
 
 @pytest.mark.slow

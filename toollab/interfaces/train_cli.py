@@ -11,7 +11,8 @@ from rich.console import Console
 
 from toollab.interfaces.loading import progress_bar
 from toollab.interfaces.options import fail
-from toollab.models.registry import is_local, load_model
+from toollab.models.local_weights import SHIPPED_ADAPTER
+from toollab.models.registry import SHIPPED, is_local, load_model
 from toollab.train.data import DataConfig, write_data
 from toollab.train.export import export_adapter
 from toollab.train.sft import Step, TrainConfig
@@ -65,6 +66,10 @@ def train(
     seed: Annotated[int, typer.Option(help="Seed of the adapters, the dropout and the batch order.")] = 0,
     resume: Annotated[bool, typer.Option(help="Go on from --out's last checkpoint.")] = False,
     quick: Annotated[bool, typer.Option(help="A one-minute configuration (tests, a first look).")] = False,
+    init_adapter: Annotated[
+        str | None,
+        typer.Option(help="Go on training this adapter folder (or `shipped`, the package's) instead of new ones."),
+    ] = None,
 ) -> None:
     """Fine-tune a local model on tool calls (LoRA by default), with a progress bar and resumable checkpoints."""
     if not is_local(model):
@@ -73,6 +78,7 @@ def train(
         data=str(data), out=str(out), model=model.partition(":")[2] or None, format=format, lora_rank=lora_rank,
         lora_layers=lora_layers, full=full, epochs=epochs, batch_size=batch_size, seq_len=seq_len,
         learning_rate=learning_rate, max_minutes=max_minutes, checkpoint_minutes=checkpoint_minutes, seed=seed,
+        init_adapter=str(SHIPPED_ADAPTER) if init_adapter == SHIPPED else init_adapter,
     )  # fmt: skip
     if quick:
         config = dataclasses.replace(config, **QUICK)  # type: ignore[arg-type]

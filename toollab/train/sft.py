@@ -31,7 +31,9 @@ PROJECTIONS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "
 @dataclass(frozen=True)
 class TrainConfig:
     """`lora_layers`: adapters on the top N layers only (the backward pass stops below them); None: all.
-    `full`: train every weight instead of adapters. `max_minutes`: stop (and save) when the time is up."""
+    `full`: train every weight instead of adapters. `max_minutes`: stop (and save) when the time is up.
+    `init_adapter`: start from this adapter folder's weights and shape (its rank, layers and targets) instead of
+    fresh adapters: a trained adapter goes on learning from new data."""
 
     data: str
     out: str
@@ -50,6 +52,7 @@ class TrainConfig:
     checkpoint_minutes: float = 5.0
     seed: int = 0
     head_on_targets: bool = True  # the output layer only where there is a target (`target_loss`)
+    init_adapter: str | None = None
 
     @property
     def lr(self) -> float:
@@ -87,9 +90,18 @@ def load_trainable(config: TrainConfig) -> tuple[Any, Any]:
 
     tokenizer, model = local_weights.load_for_training(config.model)
     if config.full:
+        if config.init_adapter:
+            raise ValueError("--init-adapter starts adapters from trained ones; a full fine-tune has none")
         model.train()
         return tokenizer, model
-    from peft import LoraConfig, get_peft_model
+    from peft import LoraConfig, PeftModel, get_peft_model
+
+    torch.manual_seed(config.seed)  # the adapters' initial weights, or the dropout's first masks
+    if config.init_adapter:
+        # Stored in bfloat16 when exported; peft casts the adapter to the base's float32 for training.
+        model = PeftModel.from_pretrained(model, config.init_adapter, is_trainable=True)
+        model.train()
+        return tokenizer, model
 
     layers = model.config.num_hidden_layers
     top = None if config.lora_layers is None else list(range(layers - config.lora_layers, layers))
@@ -101,7 +113,6 @@ def load_trainable(config: TrainConfig) -> tuple[Any, Any]:
         layers_to_transform=top,
         task_type="CAUSAL_LM",
     )
-    torch.manual_seed(config.seed)  # the adapters' initial weights
     model = get_peft_model(model, lora)
     model.train()
     return tokenizer, model
@@ -211,6 +222,8 @@ def train(config: TrainConfig, resume: bool = False, on_step: Callable[[Step], N
     checkpoint = out / "checkpoint"
     if not resume and checkpoint.exists():
         raise ValueError(f"{out} already holds a checkpoint: pass --resume to go on, or choose a new --out")
+    if config.init_adapter and not (Path(config.init_adapter) / "adapter_config.json").is_file():
+        raise ValueError(f"no adapter_config.json in {config.init_adapter}: --init-adapter wants an adapter folder")
     data = Path(config.data)
     if not (data / TRAIN_FILE).is_file():
         raise ValueError(f"no {TRAIN_FILE} in {data}: write one with `toollab train-data --out {data}`")
