@@ -39,7 +39,8 @@ def toollab(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedP
         text=True,
         timeout=timeout,
         cwd=cwd,
-        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"},
+        # PYTHONFAULTHANDLER: a crash in native code (an abort at exit) prints every thread's Python stack
+        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin", "PYTHONFAULTHANDLER": "1"},
     )
 
 

@@ -71,6 +71,24 @@ def test_user_tools_and_a_script(tmp_path):
     assert schema[0]["parameters"]["properties"]["text"]["description"] == "What to shout."
 
 
+def test_the_command_exits_after_pythons_own_shutdown(tmp_path):
+    """`main` leaves only the native teardown out: atexit handlers still run, the output is whole, codes hold."""
+    (tmp_path / "mytools.py").write_text(
+        "import atexit, pathlib\n"
+        "from toollab import tool\n\n"
+        "atexit.register(lambda: pathlib.Path('atexit-ran').write_text('yes'))\n\n"
+        "@tool\n"
+        "def echo(text: str) -> str:\n"
+        '    """Say text back."""\n'
+        "    return text\n\n"
+        "TOOLS = [echo]\n"
+    )
+    out = toollab("tools", "mytools.py:TOOLS", cwd=tmp_path)
+    assert out.returncode == 0 and json.loads(out.stdout)[0]["name"] == "echo"
+    assert (tmp_path / "atexit-ran").read_text() == "yes"
+    assert toollab("tools", "nosuch.py:TOOLS", cwd=tmp_path).returncode == 2  # a usage error, as before
+
+
 def test_max_steps_model_errors_and_bad_input(tmp_path):
     out = toollab("run", "x", "--model", "scripted", "--max-steps", "1")
     assert out.returncode == 0 and "status max_steps, 2 rounds" in out.stdout
@@ -93,7 +111,7 @@ def test_max_steps_model_errors_and_bad_input(tmp_path):
 def test_the_demo_question_is_answered_right_by_the_default_agent():
     """`make demo`'s question with nothing chosen: the embedded model with the shipped adapter answers 16."""
     out = toollab("run", "What is (5.0 + 3.0) * 2.0?", "--json")
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0, out.stderr + "\nstdout: " + out.stdout[-400:]
     assert "loaded SmolLM2-135M-Instruct + the shipped adapter in" in out.stderr
     data = json.loads(out.stdout)
     assert data["status"] == "completed" and data["answer"].strip().startswith("16"), data

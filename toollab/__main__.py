@@ -1,3 +1,3 @@
-from toollab.interfaces.cli import app
+from toollab.interfaces.cli import main
 
-app()
+main()

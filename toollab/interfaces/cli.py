@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import io
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -192,5 +195,28 @@ def show_tools(
     print(json.dumps([t.spec.to_dict() for t in tool_set], indent=2, ensure_ascii=False))
 
 
+def main() -> None:
+    """The `toollab` console script: the app, then an exit that skips the interpreter's teardown of native code.
+
+    Why: a command that had finished and written its output aborted now and then while the interpreter tore down
+    torch's, xgrammar's and tokenizers' native threads and libraries ("terminate called without an active
+    exception", SIGABRT; about one exit in a hundred under load, and it sank a CI run). Python's own shutdown still
+    runs first (atexit handlers: Ray's shutdown, logging, temporary folders) and the output is flushed; only the
+    native teardown after it is left to the operating system. An uncaught exception exits as usual."""
+    try:
+        app()
+        code: int | str | None = 0
+    except SystemExit as stop:
+        code = stop.code
+    if isinstance(code, str):  # sys.exit("message"): Python prints it and exits with 1
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()  # what a normal exit runs before tearing the interpreter down
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(ValueError, OSError):  # closed, or a pipe whose reader left
+            stream.flush()
+    os._exit(code or 0)
+
+
 if __name__ == "__main__":
-    app()
+    main()
