@@ -131,6 +131,47 @@ POOLS: dict[str, tuple[Any, ...]] = {
     "band": ("The Lantern Fields", "Lumen Choir", "Velvet Harbor", "Nine Small Suns"),
     "yield": (0.035, 0.05, 0.0625, 0.08, 0.045),
     "country": ("Germany", "Japan", "Mexico", "Norway", "Portugal", "Kenya"),
+    # the science and numbers families (train split): BFCL's call categories are mostly such requests
+    "speed_ms": (4.5, 12.0, 19.6, 27.5, 33.0),
+    "seconds": (2.5, 6.0, 11.0, 30.0, 45.5),
+    "meters": (8.0, 45.0, 120.0, 380.0, 1250.0),
+    "accel": (0.8, 2.5, 3.2, 9.81),
+    "formula": ("H2O", "NaCl", "C6H12O6", "CaCO3", "NH3", "H2SO4"),
+    "molarity": (0.1, 0.25, 0.5, 1.5, 2.0),
+    "milliliters": (50.0, 125.0, 250.0, 500.0, 750.0),
+    "grams": (2.5, 18.0, 36.5, 58.4, 100.0),
+    "au": (0.72, 1.52, 5.2, 9.58, 30.1),
+    "km": (384400.0, 149600000.0, 778500000.0, 4500.0),
+    "volts": (3.7, 5.0, 9.0, 12.0, 230.0),
+    "ohms": (4.7, 10.0, 47.0, 220.0, 1000.0),
+    "watts_small": (2.5, 15.0, 60.0, 100.0),
+    "event": (
+        "the fall of the Berlin Wall",
+        "the first Moon landing",
+        "the signing of Magna Carta",
+        "the opening of the Suez Canal",
+        "the invention of the printing press",
+    ),
+    "ruler": ("Queen Victoria", "Louis XIV", "Emperor Meiji", "Catherine the Great", "Akbar"),
+    "century": (12, 15, 17, 18, 19),
+    "player": ("Rosa Imbert", "Kenji Ono", "Dale Whitcombe", "Priya Natarajan", "Tomas Varga"),
+    "season": (2018, 2021, 2023, 2024),
+    "hits": (42, 88, 131, 176),
+    "at_bats": (160, 310, 455, 590),
+    "length": (3.5, 12.0, 26.2, 100.0, 5280.0),
+    "focal_cm": (5.0, 10.0, 25.0, 50.0),
+    "distance_cm": (15.0, 30.0, 60.0, 120.0),
+    "angle_deg": (15.0, 30.0, 42.0, 60.0),
+    "index": (1.33, 1.5, 1.52, 2.42),
+    "kg": (0.5, 2.0, 4.5, 12.0, 75.0),
+    "celsius": (-12.5, 4.0, 21.0, 37.0, 88.5),
+    "rise": (5.0, 12.5, 20.0, 45.0),
+    "sides": (5, 6, 8, 10, 12),
+    "side_cm": (3.0, 4.5, 7.0, 12.5, 20.0),
+    "dice": (1, 2, 3, 4),
+    "faces": (4, 6, 8, 12, 20),
+    "trials": (10, 20, 50, 100),
+    "chance": (0.1, 0.25, 0.5, 0.75),
 }
 
 
@@ -1107,6 +1148,320 @@ FAMILIES: tuple[Family, ...] = (
                 (
                     "What is my take-home pay on a ${gross_salary} salary taxed at {tax_rate}%?",
                     "Net pay on ${gross_salary} at a {tax_rate}% tax rate, {include_bonus}?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "kinematics",
+        (
+            Fn(
+                "distance_under_acceleration",
+                "Distance covered by a body that starts at some speed and speeds up at a steady rate for a time.",
+                (
+                    p("initial_speed", "float", "Speed at the start, in metres per second.", pool="speed_ms"),
+                    p("acceleration", "float", "Steady acceleration, in metres per second squared.", pool="accel"),
+                    p("duration", "float", "How long it moves, in seconds.", pool="seconds"),
+                ),
+                (
+                    "How far does a cart go in {duration} s if it starts at {initial_speed} m/s and accelerates at "
+                    "{acceleration} m/s^2?",
+                    "Starting at {initial_speed} m/s with an acceleration of {acceleration} m/s^2, what distance is "
+                    "covered after {duration} seconds?",
+                    "Find the displacement after {duration} seconds for an object with initial velocity "
+                    "{initial_speed} m/s and acceleration {acceleration} m/s^2.",
+                ),
+            ),
+            Fn(
+                "drop_time",
+                "Seconds an object takes to fall from a height, air resistance ignored.",
+                (
+                    p("height", "float", "Height of the drop, in metres.", pool="meters"),
+                    p("gravity", "float", "Gravitational acceleration in m/s^2.", default=9.81, pool="accel"),
+                ),
+                (
+                    "How long does a stone take to fall {height} metres?",
+                    "If I drop a ball from {height} m where gravity is {gravity} m/s^2, when does it land?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "chem_lab",
+        (
+            Fn(
+                "formula_molar_mass",
+                "Molar mass of a compound, in grams per mole, from its chemical formula.",
+                (p("formula", "string", "The chemical formula, for example H2O.", pool="formula"),),
+                (
+                    "What is the molar mass of {formula}?",
+                    "How many grams does one mole of {formula} weigh?",
+                    "Give me the molecular weight of {formula} in g/mol.",
+                ),
+            ),
+            Fn(
+                "stock_volume_for_dilution",
+                "Volume of a stock solution needed to make a weaker solution of a given volume.",
+                (
+                    p("stock_molarity", "float", "Concentration of the stock, mol/L.", pool="molarity"),
+                    p("target_molarity", "float", "Concentration wanted, mol/L.", pool="molarity"),
+                    p("target_volume_ml", "float", "Volume wanted, in millilitres.", pool="milliliters"),
+                ),
+                (
+                    "How much {stock_molarity} M stock do I need for {target_volume_ml} mL of a {target_molarity} M "
+                    "solution?",
+                    "I want {target_volume_ml} mL at {target_molarity} mol/L from a {stock_molarity} mol/L stock. "
+                    "What volume of stock is that?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "orbits",
+        (
+            Fn(
+                "orbit_period_years",
+                "Orbital period of a planet around the Sun, from its mean distance in astronomical units.",
+                (p("mean_distance_au", "float", "Mean distance from the Sun, in AU.", pool="au"),),
+                (
+                    "How many years does one orbit take at {mean_distance_au} AU from the Sun?",
+                    "What is the orbital period of a body {mean_distance_au} AU from the Sun?",
+                ),
+            ),
+            Fn(
+                "light_delay",
+                "Time light takes to cross a distance, in seconds.",
+                (p("distance_km", "float", "The distance, in kilometres.", pool="km"),),
+                (
+                    "How long does light need to travel {distance_km} km?",
+                    "Compute the light travel time over a distance of {distance_km} kilometers.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "electric_circuits",
+        (
+            Fn(
+                "current_through_resistor",
+                "Current through a resistor from the voltage across it and its resistance (Ohm's law).",
+                (
+                    p("voltage", "float", "Voltage across it, in volts.", pool="volts"),
+                    p("resistance", "float", "Its resistance, in ohms.", pool="ohms"),
+                ),
+                (
+                    "What current flows through a {resistance} ohm resistor at {voltage} V?",
+                    "A {voltage} volt source drives a {resistance} ohm load. How many amps is that?",
+                    "Calculate the current when the voltage is {voltage} volts and the resistance {resistance} ohms.",
+                ),
+            ),
+            Fn(
+                "power_dissipated",
+                "Power turned into heat in a resistor, from the current through it and its resistance.",
+                (
+                    p("current", "float", "Current in amperes.", pool="molarity"),
+                    p("resistance", "float", "Resistance in ohms.", pool="ohms"),
+                ),
+                (
+                    "How much power does a {resistance} ohm resistor dissipate with {current} A through it?",
+                    "Find the heat power in watts for {current} amps through {resistance} ohms.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "history_dates",
+        (
+            Fn(
+                "year_of_event",
+                "The year a historical event took place.",
+                (p("event", "string", "The event, in a few words.", pool="event"),),
+                (
+                    "In what year was {event}?",
+                    "When did {event} happen?",
+                    "Tell me the year of {event}.",
+                ),
+            ),
+            Fn(
+                "reign_span",
+                "First and last year of a monarch's reign.",
+                (
+                    p("ruler", "string", "The monarch's name.", pool="ruler"),
+                    p("include_regency", "boolean", "Whether years under a regent count.", default=False),
+                ),
+                (
+                    "How long did {ruler} reign?",
+                    "From which year to which did {ruler} rule?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "batting",
+        (
+            Fn(
+                "batting_average_of",
+                "A batter's average: hits divided by at-bats, to three decimals.",
+                (
+                    p("hits", "integer", "Number of hits.", pool="hits"),
+                    p("at_bats", "integer", "Number of at-bats.", pool="at_bats"),
+                ),
+                (
+                    "What is the batting average with {hits} hits in {at_bats} at-bats?",
+                    "A hitter went {hits} for {at_bats}. What's his average?",
+                ),
+            ),
+            Fn(
+                "season_line",
+                "A player's statistics for one season.",
+                (
+                    p("player", "string", "The player's full name.", pool="player"),
+                    p("season", "integer", "The season's year.", pool="season"),
+                ),
+                (
+                    "Show me {player}'s numbers for the {season} season.",
+                    "How did {player} do in {season}?",
+                    "Get the season stats of {player} in {season}.",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "unit_conversion",
+        (
+            Fn(
+                "length_in_units",
+                "Convert a length from one unit to another.",
+                (
+                    p("value", "float", "The length to convert.", pool="length"),
+                    p("from_unit", "string", "Unit it is in.", enum=("meters", "feet", "miles", "kilometers")),
+                    p("to_unit", "string", "Unit wanted.", enum=("meters", "feet", "miles", "kilometers")),
+                ),
+                (
+                    "Convert {value} {from_unit} to {to_unit}.",
+                    "How many {to_unit} are {value} {from_unit}?",
+                    "What is {value} {from_unit} in {to_unit}?",
+                ),
+            ),
+            Fn(
+                "mass_in_pounds",
+                "Convert a mass in kilograms to pounds.",
+                (p("kilograms", "float", "Mass in kilograms.", pool="kg"),),
+                ("How many pounds is {kilograms} kg?", "Turn {kilograms} kilograms into pounds."),
+            ),
+        ),
+    ),
+    Family(
+        "optics",
+        (
+            Fn(
+                "thin_lens_image_distance",
+                "Where a thin lens forms an image, from its focal length and the object's distance.",
+                (
+                    p("focal_length_cm", "float", "Focal length of the lens, in cm.", pool="focal_cm"),
+                    p("object_distance_cm", "float", "Object distance from the lens, in cm.", pool="distance_cm"),
+                ),
+                (
+                    "An object sits {object_distance_cm} cm from a lens with focal length {focal_length_cm} cm. "
+                    "Where is the image?",
+                    "Find the image distance for a {focal_length_cm} cm lens and an object at {object_distance_cm} cm.",
+                ),
+            ),
+            Fn(
+                "refraction_angle",
+                "Angle of a ray after it passes from air into a material (Snell's law).",
+                (
+                    p("incidence_deg", "float", "Angle of incidence, in degrees.", pool="angle_deg"),
+                    p("refractive_index", "float", "Refractive index of the material.", pool="index"),
+                ),
+                (
+                    "Light hits glass of index {refractive_index} at {incidence_deg} degrees. What is the refracted "
+                    "angle?",
+                    "What angle does a ray entering a medium with n = {refractive_index} at {incidence_deg} degrees "
+                    "bend to?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "thermal",
+        (
+            Fn(
+                "heat_to_warm",
+                "Energy in joules needed to warm a mass of a substance by some degrees.",
+                (
+                    p("mass_kg", "float", "Mass in kilograms.", pool="kg"),
+                    p("temperature_rise", "float", "Rise in degrees Celsius.", pool="rise"),
+                    p("substance", "string", "What is warmed.", enum=("water", "iron", "aluminium", "air")),
+                ),
+                (
+                    "How much energy warms {mass_kg} kg of {substance} by {temperature_rise} degrees?",
+                    "Heat needed to raise {mass_kg} kg of {substance} {temperature_rise} C?",
+                ),
+            ),
+            Fn(
+                "to_fahrenheit",
+                "Convert a temperature from Celsius to Fahrenheit.",
+                (p("celsius", "float", "Temperature in degrees Celsius.", pool="celsius"),),
+                ("What is {celsius} C in Fahrenheit?", "Convert {celsius} degrees Celsius to Fahrenheit."),
+            ),
+        ),
+    ),
+    Family(
+        "probability",
+        (
+            Fn(
+                "dice_sum_chance",
+                "Chance of rolling a given total with some dice of a number of faces.",
+                (
+                    p("target_sum", "integer", "The total wanted.", pool="sides"),
+                    p("dice_count", "integer", "How many dice.", pool="dice", spelled=True),
+                    p("faces", "integer", "Faces on each die.", default=6, pool="faces"),
+                ),
+                (
+                    "What is the chance of rolling a total of {target_sum} with {dice_count} dice?",
+                    "Probability that {dice_count} {faces}-sided dice add up to {target_sum}?",
+                ),
+            ),
+            Fn(
+                "binomial_chance",
+                "Probability of exactly some successes in a number of independent trials.",
+                (
+                    p("successes", "integer", "Successes wanted.", pool="small_int"),
+                    p("trials", "integer", "Number of trials.", pool="trials"),
+                    p("success_chance", "float", "Chance of success in one trial.", pool="chance"),
+                ),
+                (
+                    "What is the probability of exactly {successes} successes in {trials} trials with p = "
+                    "{success_chance}?",
+                    "If each try succeeds with probability {success_chance}, how likely are {successes} wins out of "
+                    "{trials}?",
+                ),
+            ),
+        ),
+    ),
+    Family(
+        "triangles",
+        (
+            Fn(
+                "polygon_angle_total",
+                "Sum of the interior angles of a polygon, in degrees.",
+                (p("side_count", "integer", "Number of sides.", pool="sides"),),
+                (
+                    "What do the interior angles of a {side_count}-sided polygon add up to?",
+                    "Sum of interior angles for a polygon with {side_count} sides?",
+                ),
+            ),
+            Fn(
+                "hypotenuse_length",
+                "Length of a right triangle's longest side from the two shorter ones.",
+                (
+                    p("leg_a", "float", "One short side.", pool="side_cm"),
+                    p("leg_b", "float", "The other short side.", pool="side_cm"),
+                ),
+                (
+                    "A right triangle has legs {leg_a} and {leg_b}. How long is the hypotenuse?",
+                    "Find the hypotenuse for sides of {leg_a} cm and {leg_b} cm.",
                 ),
             ),
         ),
