@@ -33,6 +33,18 @@ def bfcl_names_and_questions() -> tuple[set[str], set[str]]:
     return names, questions
 
 
+def bfcl_descriptions() -> set[str]:
+    """Every description in BFCL, of a function or of one of its parameters (lower case)."""
+    out: set[str] = set()
+    for category in CATEGORIES:
+        for item in load_category(category):
+            for f in item.functions:
+                out.add(f.get("description", "").strip().lower())
+                properties = f.get("parameters", {}).get("properties", {})
+                out |= {v.get("description", "").strip().lower() for v in properties.values() if isinstance(v, dict)}
+    return out - {""}
+
+
 _DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d-%m-%Y")
 
 
@@ -66,6 +78,12 @@ def test_nothing_in_it_comes_from_bfcl():
     assert len(names) > 1500 and len(questions) > 3000  # all of BFCL's categories were read
     ours = {fn.name for family in FAMILIES for fn in family.functions} | {t.name for t in EVERYDAY_TOOLS}
     assert not ours & names
+    # descriptions too: training data is written from the train split's families, and no BFCL text may be in it
+    # (a dev or test family's parameter may say "Day of the week.", as one of BFCL's does: nothing trains on it)
+    written = {fn.description.strip().lower() for family in FAMILIES for fn in family.functions}
+    written |= {prm.description.strip().lower() for family in families("train") for fn in family.functions
+                for prm in fn.params}  # fmt: skip
+    assert not written & bfcl_descriptions()
     for split in SPLITS:
         items = load_synth(SYNTH_CATEGORIES, split, 60)
         assert not {it.turns[0][0]["content"].strip().lower() for it in items} & questions

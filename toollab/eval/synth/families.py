@@ -345,7 +345,7 @@ FAMILIES: tuple[Family, ...] = (
                 "Book a place in a fitness class.",
                 (
                     p("class_type", "string", "The class.", enum=("yoga", "spin", "pilates", "boxing")),
-                    p("day", "string", "Day of the week.", pool="weekday"),
+                    p("day", "string", "Weekday of the class.", pool="weekday"),
                 ),
                 ("Book me into {class_type} on {day}.", "Is there room in the {day} {class_type} class? Sign me up."),
             ),
@@ -1401,7 +1401,7 @@ FAMILIES: tuple[Family, ...] = (
             ),
             Fn(
                 "to_fahrenheit",
-                "Convert a temperature from Celsius to Fahrenheit.",
+                "Give a Celsius reading in degrees Fahrenheit.",
                 (p("celsius", "float", "Temperature in degrees Celsius.", pool="celsius"),),
                 ("What is {celsius} C in Fahrenheit?", "Convert {celsius} degrees Celsius to Fahrenheit."),
             ),
