@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from toollab import AssistantMessage, Message, ToolResultMessage
@@ -25,6 +27,35 @@ def assert_history_consistent(messages: Sequence[Message]) -> None:
         else:
             assert not isinstance(m, ToolResultMessage), f"result without a call: {m}"
             i += 1
+
+
+@dataclass(frozen=True)
+class BfclTexts:
+    """What BFCL writes, over all its categories, lower-cased where it is prose: what our data must not hold."""
+
+    names: frozenset[str]  # function names
+    descriptions: frozenset[str]  # function descriptions
+    parameter_descriptions: frozenset[str]
+    questions: frozenset[str]  # every message of every turn
+
+
+@functools.cache
+def bfcl_texts() -> BfclTexts:
+    """Read once per test process: every category of BFCL loads in a few seconds."""
+    from toollab.eval.bfcl.data import CATEGORIES, load_category
+
+    names, descriptions, parameters, questions = set(), set(), set(), set()
+    for category in CATEGORIES:
+        for item in load_category(category):
+            for f in item.functions:
+                names.add(f["name"])
+                descriptions.add(f.get("description", "").strip().lower())
+                properties = f.get("parameters", {}).get("properties", {}).values()
+                parameters |= {v.get("description", "").strip().lower() for v in properties if isinstance(v, dict)}
+            questions |= {m["content"].strip().lower() for turn in item.turns for m in turn if m.get("content")}
+    return BfclTexts(
+        frozenset(names), frozenset(descriptions - {""}), frozenset(parameters - {""}), frozenset(questions)
+    )
 
 
 def results_by_id(messages: Sequence[Any]) -> dict[str, ToolResultMessage]:

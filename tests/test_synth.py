@@ -11,10 +11,10 @@ from collections import defaultdict
 from datetime import datetime
 
 import pytest
+from conftest import bfcl_texts
 
 from toollab import FunctionModel, ScriptedModel, call
 from toollab.eval import BfclRun, RunConfig
-from toollab.eval.bfcl.data import CATEGORIES, load_category
 from toollab.eval.synth import SPLITS, SYNTH_CATEGORIES, load_synth
 from toollab.eval.synth.everyday import EVERYDAY_TOOLS, time_in, weather_of
 from toollab.eval.synth.families import DECOYS, FAMILIES
@@ -22,28 +22,6 @@ from toollab.eval.synth.generate import SINGLE, families, split_of
 from toollab.eval.synth.tasks import TEMPLATES, Expect, judge
 from toollab.formats.markup import MARKUP
 from toollab.harness import RunStatus
-
-
-def bfcl_names_and_questions() -> tuple[set[str], set[str]]:
-    names, questions = set(), set()
-    for category in CATEGORIES:
-        for item in load_category(category):
-            names |= {f["name"] for f in item.functions}
-            questions |= {m["content"].strip().lower() for turn in item.turns for m in turn if m.get("content")}
-    return names, questions
-
-
-def bfcl_descriptions() -> set[str]:
-    """Every description in BFCL, of a function or of one of its parameters (lower case)."""
-    out: set[str] = set()
-    for category in CATEGORIES:
-        for item in load_category(category):
-            for f in item.functions:
-                out.add(f.get("description", "").strip().lower())
-                properties = f.get("parameters", {}).get("properties", {})
-                out |= {v.get("description", "").strip().lower() for v in properties.values() if isinstance(v, dict)}
-    return out - {""}
-
 
 _DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d-%m-%Y")
 
@@ -74,7 +52,8 @@ def _said(value: object, text: str) -> bool:
 
 
 def test_nothing_in_it_comes_from_bfcl():
-    names, questions = bfcl_names_and_questions()
+    bfcl = bfcl_texts()
+    names, questions = bfcl.names, bfcl.questions
     assert len(names) > 1500 and len(questions) > 3000  # all of BFCL's categories were read
     ours = {fn.name for family in FAMILIES for fn in family.functions} | {t.name for t in EVERYDAY_TOOLS}
     assert not ours & names
@@ -83,7 +62,7 @@ def test_nothing_in_it_comes_from_bfcl():
     written = {fn.description.strip().lower() for family in FAMILIES for fn in family.functions}
     written |= {prm.description.strip().lower() for family in families("train") for fn in family.functions
                 for prm in fn.params}  # fmt: skip
-    assert not written & bfcl_descriptions()
+    assert not written & (bfcl.descriptions | bfcl.parameter_descriptions)
     for split in SPLITS:
         items = load_synth(SYNTH_CATEGORIES, split, 60)
         assert not {it.turns[0][0]["content"].strip().lower() for it in items} & questions
@@ -93,7 +72,7 @@ def test_the_shipped_demonstrations_are_the_generators_train_items_and_nothing_o
     from toollab.eval.synth.demos import generate
     from toollab.models.demos import bank
 
-    _, questions = bfcl_names_and_questions()
+    questions = bfcl_texts().questions
     shipped = bank()
     assert list(shipped) == generate()  # regenerate with `python -m toollab.eval.synth.demos`
     train = {fn.name for family in families("train") for fn in family.functions}

@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import toollab
+from conftest import bfcl_texts, toollab
 
-from toollab.eval.bfcl.data import CATEGORIES, load_category
 from toollab.formats import get_format
 from toollab.harness import AssistantMessage, ToolResultMessage, UserMessage
 from toollab.harness.model import ModelResponse
@@ -35,16 +34,6 @@ from toollab.train.data import (
 from toollab.train.tokens import IGNORE, pack, tokenize
 
 
-def _bfcl() -> tuple[set[str], set[str], set[str]]:
-    names, descriptions, questions = set(), set(), set()
-    for category in CATEGORIES:
-        for item in load_category(category):
-            names |= {f["name"] for f in item.functions}
-            descriptions |= {f.get("description", "").strip().lower() for f in item.functions}
-            questions |= {m["content"].strip().lower() for turn in item.turns for m in turn if m.get("content")}
-    return names, descriptions, questions
-
-
 def _every_kind() -> list[Example]:
     calls = list(generate("train", 60, mask=0.3, seed=0))
     tasks, asks = asyncio.run(task_examples("train", 40, seed=0))
@@ -54,7 +43,8 @@ def _every_kind() -> list[Example]:
 
 
 def test_training_data_holds_nothing_of_bfcl():
-    names, descriptions, questions = _bfcl()
+    bfcl = bfcl_texts()
+    names, descriptions, questions = bfcl.names, bfcl.descriptions, bfcl.questions
     assert len(names) > 1500 and len(questions) > 3000
     own_tools = {t.name for t in (add, multiply, calculator)}  # toollab's own, whose names BFCL also uses
     for example in _every_kind():
