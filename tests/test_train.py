@@ -190,6 +190,11 @@ def test_init_adapter_wants_an_adapter_folder(tmp_path):
     out = toollab("train", "--data", str(tmp_path), "--out", str(tmp_path / "out"), "--init-adapter", str(tmp_path))
     assert out.returncode != 0
     assert "adapter" in out.stderr + out.stdout
+    (tmp_path / "adapter_config.json").write_text("{}")
+    full = toollab(
+        "train", "--data", str(tmp_path), "--out", str(tmp_path / "out"), "--init-adapter", str(tmp_path), "--full"
+    )
+    assert full.returncode != 0 and "full fine-tune" in " ".join((full.stderr + full.stdout).split())
 
 
 @pytest.mark.slow

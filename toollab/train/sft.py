@@ -90,8 +90,6 @@ def load_trainable(config: TrainConfig) -> tuple[Any, Any]:
 
     tokenizer, model = local_weights.load_for_training(config.model)
     if config.full:
-        if config.init_adapter:
-            raise ValueError("--init-adapter starts adapters from trained ones; a full fine-tune has none")
         model.train()
         return tokenizer, model
     from peft import LoraConfig, PeftModel, get_peft_model
@@ -222,6 +220,8 @@ def train(config: TrainConfig, resume: bool = False, on_step: Callable[[Step], N
     checkpoint = out / "checkpoint"
     if not resume and checkpoint.exists():
         raise ValueError(f"{out} already holds a checkpoint: pass --resume to go on, or choose a new --out")
+    if config.init_adapter and config.full:  # refused before the model loads
+        raise ValueError("--init-adapter starts adapters from trained ones; a full fine-tune has none")
     if config.init_adapter and not (Path(config.init_adapter) / "adapter_config.json").is_file():
         raise ValueError(f"no adapter_config.json in {config.init_adapter}: --init-adapter wants an adapter folder")
     data = Path(config.data)
