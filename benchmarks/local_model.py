@@ -4,6 +4,8 @@ prompt-token cost per round of a 4-round tool-using run (with the key-value cach
     python benchmarks/local_model.py                  # llama.cpp side by side if llama-cpp-python is installed
     python benchmarks/local_model.py --tokens 256 --repeats 5
     python benchmarks/local_model.py --adapter runs/train/adapter   # and with a LoRA adapter (`toollab train`)
+    python benchmarks/local_model.py --adapter A --adapter B        # several adapters side by side
+    TOOLLAB_WEIGHTS=int4 python benchmarks/local_model.py ...      # int4 weights on any CPU (default: bfloat16 ones)
 
 Decode speed: greedy, the same prompt and the same GGUF file for every engine, tokens per second after the
 first token, median of --repeats runs. llama-cpp-python is optional (`pip install -e '.[bench]'`).
@@ -97,16 +99,18 @@ def llama_cpp_runner(prompt: str, tokens: int) -> Callable[[], tuple[float, floa
 
 
 ENGINES = ("toollab", "generate", "llama.cpp")
-ADAPTED = "toollab+adapter"
+ADAPTED = "adapter="  # an engine "adapter=PATH": toollab with that adapter
 
 
-def measure_engine(engine: str, tokens: int, repeats: int, adapter: str | None = None) -> dict[str, object] | None:
+def measure_engine(engine: str, tokens: int, repeats: int) -> dict[str, object] | None:
     """One engine's median speed, measured in this process (the parent runs each engine in its own process)."""
-    model = LocalModel(max_new_tokens=tokens, adapter=adapter if engine == ADAPTED else None)
+    adapter = engine.removeprefix(ADAPTED) if engine.startswith(ADAPTED) else None
+    model = LocalModel(max_new_tokens=tokens, adapter=adapter)
     loaded = model.load()
     prompt = loaded.tokenizer.apply_chat_template(PROMPT_MESSAGES, add_generation_prompt=True, tokenize=False)
-    if engine in ("toollab", ADAPTED):
-        name, once = f"toollab local ({loaded.weights})", lambda: toollab_once(model, prompt, tokens)
+    if engine == "toollab" or adapter:
+        name = f"toollab local ({loaded.weights})" + (f", adapter {adapter}" if adapter else "")
+        once = lambda: toollab_once(model, prompt, tokens)  # noqa: E731
     elif engine == "generate":
         name, once = f"transformers generate() ({loaded.weights})", lambda: hf_generate_once(model, prompt, tokens)
     else:
@@ -126,20 +130,15 @@ def measure_engine(engine: str, tokens: int, repeats: int, adapter: str | None =
     }
 
 
-def speeds(tokens: int, repeats: int, adapter: str | None = None) -> list[Speed]:
+def speeds(tokens: int, repeats: int, adapters: list[str]) -> list[Speed]:
     """Each engine in a fresh process (their thread pools would otherwise steal each other's cores), in order
     and then in reverse order, so that drift on a shared machine hits all of them alike; the median of both."""
     results: dict[str, list[dict]] = {}
-    engines = (*ENGINES, ADAPTED) if adapter else ENGINES
+    engines = (*ENGINES, *(ADAPTED + a for a in adapters))
     for order in (engines, engines[::-1]):
         for engine in order:
             command = [sys.executable, __file__, "--engine", engine, "--tokens", str(tokens), "--repeats", str(repeats)]
-            out = subprocess.run(
-                command + (["--adapter", adapter] if adapter else []),
-                capture_output=True,
-                text=True,
-                check=True,
-            )
+            out = subprocess.run(command, capture_output=True, text=True, check=True)
             line = out.stdout.strip().splitlines()[-1]
             if line != "null":
                 data = json.loads(line)
@@ -194,16 +193,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=128, help="tokens to decode per run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per engine and process")
-    parser.add_argument("--adapter", help="also measure toollab with this LoRA adapter folder")
-    parser.add_argument("--engine", choices=(*ENGINES, ADAPTED), help=argparse.SUPPRESS)  # internal: one engine
+    parser.add_argument(
+        "--adapter", action="append", default=[], help="also measure toollab with this LoRA adapter folder"
+    )
+    parser.add_argument("--engine", help=argparse.SUPPRESS)  # internal: one engine, in this process
     args = parser.parse_args()
     if args.engine:
-        print(json.dumps(measure_engine(args.engine, args.tokens, args.repeats, args.adapter)))
+        print(json.dumps(measure_engine(args.engine, args.tokens, args.repeats)))
         return
 
-    measured = speeds(
-        args.tokens, args.repeats, args.adapter
-    )  # before this process loads torch: its threads would compete
+    measured = speeds(args.tokens, args.repeats, args.adapter)  # before this process loads torch: its threads compete
     started = time.perf_counter()
     loaded = LocalModel().load()
     console.print(f"load: {time.perf_counter() - started:.1f} s ({loaded.source}, {loaded.weights})")
@@ -222,10 +221,10 @@ def main() -> None:
         ratio = f"{s.tokens_per_s / llama.tokens_per_s:.2f}" if llama else "-"
         table.add_row(s.engine, f"{s.ttft_ms:.0f}", f"{s.tokens_per_s:.1f}", str(s.tokens), ratio)
     console.print(table)
-    base = next((s for s in measured if s.engine.startswith("toollab local") and "LoRA" not in s.engine), None)
-    adapted = next((s for s in measured if "LoRA" in s.engine), None)
-    if base and adapted:
-        console.print(f"with the adapter: {adapted.tokens_per_s / base.tokens_per_s:.2f}x the base's decode speed")
+    base = next((s for s in measured if s.engine.startswith("toollab local") and "adapter" not in s.engine), None)
+    for adapted in (s for s in measured if "adapter" in s.engine and base):
+        ratio = adapted.tokens_per_s / base.tokens_per_s  # type: ignore[union-attr]
+        console.print(f"{adapted.engine}: {ratio:.2f}x the base's decode speed")
 
     rounds = four_round_run(LocalModel(max_new_tokens=48))
     table = Table(title="prompt tokens per round of a 4-round tool-using run (hermes format)")

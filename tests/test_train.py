@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -235,10 +236,8 @@ def test_an_exported_adapter_is_bfloat16_with_a_card_and_computes_what_the_train
     from toollab.models.local import LocalModel
 
     out = trained / "export"
-    done = subprocess.run(
-        [sys.executable, "-m", "toollab", "train-export", "--run", str(trained / "whole"), "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    command = ["train-export", "--run", str(trained / "whole"), "--out", str(out), "--calibration", "2"]
+    done = subprocess.run([sys.executable, "-m", "toollab", *command], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     weights = load_file(out / "adapter_model.safetensors")
     source = trained / "whole" / "adapter" / "adapter_model.safetensors"
@@ -254,12 +253,49 @@ def test_an_exported_adapter_is_bfloat16_with_a_card_and_computes_what_the_train
             logits.append(loaded.model(input_ids=torch.tensor(ids)).logits[0, -1])
     assert torch.nn.functional.cosine_similarity(logits[0], logits[1], dim=0) > 0.9999
     assert int(logits[0].argmax()) == int(logits[1].argmax())
+    assert (out / "int4_merge.safetensors").is_file()  # the embedded model's adapter: merged into int4 too
     failed = subprocess.run(
         [sys.executable, "-m", "toollab", "train-export", "--run", str(trained / "data"), "--out", str(out)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert failed.returncode != 0 and "holds no adapter" in failed.stdout + failed.stderr
     assert (out / "adapter_model.safetensors").is_file()  # a failed export leaves the last one alone
+
+
+@pytest.mark.slow
+def test_an_adapter_merged_into_int4_weights_decodes_without_its_update_apart_and_keeps_its_effect(trained):
+    """`toollab train-int4`: the codes stored beside the adapter, loaded instead of the update kept apart; the
+    int4 model with them computes closer to base-plus-adapter than the int4 base does."""
+    import shutil
+
+    import torch
+    from peft import PeftModel
+
+    from toollab.models import local_weights
+    from toollab.models.local import LocalModel
+    from toollab.models.local_int4_merge import MERGE_FILE
+
+    adapter = trained / "int4"
+    shutil.copytree(trained / "whole" / "adapter", adapter)
+    done = toollab("train-int4", "--adapter", str(adapter), "--calibration", "4")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (adapter / MERGE_FILE).is_file() and MERGE_FILE in done.stdout
+    tokenizer, base = local_weights.load_for_training(None)
+    reference = PeftModel.from_pretrained(base, str(adapter)).eval()
+    ids = tokenizer("What is the weather in Lima? Call a tool.", return_tensors="pt")["input_ids"]
+    with torch.inference_mode():
+        expected = reference(input_ids=ids).logits[0, -1]
+    distances = {}
+    for name, folder in (("merged", str(adapter)), ("base", None)):
+        loaded = LocalModel(adapter=folder, dtype="int4").load()
+        assert loaded.lean is not None
+        if folder:  # most layers merged; the groups rounding serves worst keep their update apart
+            merged, apart = re.search(r"merged into (\d+) int4 layers \+ LoRA on (\d+) layers", loaded.weights).groups()
+            assert int(merged) + int(apart) == 28 and int(merged) > int(apart) > 0, loaded.weights
+        logits = loaded.lean.forward(ids[0].tolist(), loaded.lean.new_cache()).float()
+        distances[name] = float((logits - expected).norm())
+    assert distances["merged"] < 0.9 * distances["base"], distances  # 0.80 measured (4 calibration conversations)
+    assert toollab("train-int4", "--adapter", str(trained / "data")).returncode != 0  # not an adapter folder
 
 
 @pytest.mark.slow

