@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from toollab.models.local_int4_merge import read_merge, requantize, write_merge  # noqa: E402
-from toollab.models.local_quant import GROUP, to_int4  # noqa: E402
+from toollab.models.local_quant import GROUP, dequantize, to_int4  # noqa: E402
 
 
 def _grid(rows: int = 48, columns: int = 128, seed: int = 0) -> tuple[torch.Tensor, ...]:
@@ -40,11 +40,6 @@ def _rounded(weight: torch.Tensor, d: torch.Tensor, m: torch.Tensor) -> torch.Te
     return torch.round((groups - m[..., None]) / d[..., None]).clamp(0, 15).view(rows, columns).int()
 
 
-def _weight(codes: torch.Tensor, d: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
-    rows, columns = codes.shape
-    return (codes.view(rows, -1, GROUP).float() * d[..., None] + m[..., None]).view(rows, columns)
-
-
 def test_weights_already_on_the_grid_keep_their_codes():
     q, d, m, weight = _grid()
     x = _inputs()
@@ -65,7 +60,7 @@ def test_a_small_update_survives_where_rounding_to_the_nearest_code_drops_it():
     assert not torch.equal(codes, q) and codes.min() >= 0 and codes.max() <= 15
 
     def error(codes: torch.Tensor) -> float:
-        return float((x @ (_weight(codes, d, m) - target).t()).norm())
+        return float((x @ (dequantize(codes, d, m) - target).t()).norm())
 
     assert error(codes) < 0.9 * error(nearest)  # the layer's outputs, not its weights, stay close
 
@@ -79,7 +74,7 @@ def test_changed_codes_pack_on_the_blocks_own_grid():
     where = (new != q).flatten().nonzero().flatten()
     packed = to_int4(linear, (where.int(), new.flatten()[where].to(torch.uint8)))
     x = torch.randn(3, 128)
-    expected = x @ _weight(new, d, m).t()
+    expected = x @ dequantize(new, d, m).t()
     assert torch.allclose(packed(x).float(), expected, atol=0.05, rtol=0.02)  # bfloat16 activations
 
 

@@ -8,15 +8,16 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import Progress
 
 from toollab.interfaces.loading import progress_bar
 from toollab.interfaces.options import fail
 from toollab.models.local_int4_merge import APART
-from toollab.models.local_weights import SHIPPED_ADAPTER
+from toollab.models.local_weights import ADAPTER_CONFIG, SHIPPED_ADAPTER, is_adapter_folder
 from toollab.models.registry import SHIPPED, is_local, load_model
 from toollab.train.data import DataConfig, write_data
 from toollab.train.export import export_adapter
-from toollab.train.int4 import CALIBRATION, merge_into_int4
+from toollab.train.int4 import CALIBRATION, Stages, merge_into_int4
 from toollab.train.sft import Step, TrainConfig
 from toollab.train.sft import train as run_training
 
@@ -119,18 +120,23 @@ def train_export(
     """Write a trained adapter ready to ship: bfloat16 weights (half the size), a card saying what it was
     trained on, with which command, seed and time, and its codes for the embedded model's int4 weights."""
     with progress_bar(console) as progress:
-        bar = progress.add_task("exporting", total=None)
-
-        def shown(stage: str, done: int, total: int) -> None:
-            progress.update(bar, description=stage, completed=done, total=total)
-
         try:
             text = notes.read_text(encoding="utf-8") if notes else ""
-            written = export_adapter(run, out, text, calibration if int4 else None, shown)
+            written = export_adapter(run, out, text, calibration if int4 else None, _stages(progress, "exporting"))
         except (FileNotFoundError, KeyError) as exc:
             raise fail(f"cannot export {run}: {exc}") from None
     size = sum(f.stat().st_size for f in out.iterdir()) / 2**20
     console.print(f"wrote {out} ({size:.1f} MB; card {written}); use it with --adapter {out}")
+
+
+def _stages(progress: Progress, first: str) -> Stages:
+    """One bar that shows work done in stages: each report names its stage and counts within it."""
+    bar = progress.add_task(first, total=None)
+
+    def shown(stage: str, done: int, total: int) -> None:
+        progress.update(bar, description=stage, completed=done, total=total)
+
+    return shown
 
 
 def train_int4(
@@ -143,13 +149,8 @@ def train_int4(
     """Merge an adapter into the embedded model's int4 weights, once: GPTQ moves the GGUF's 4-bit codes so that
     each layer computes close to the base plus the adapter, and stores them beside it. Where int4 weights are
     used (CPUs with bfloat16), the adapter then decodes at the base's speed instead of beside it."""
-    if not (adapter / "adapter_config.json").is_file():
-        raise fail(f"{adapter} is not an adapter folder (no adapter_config.json)")
+    if not is_adapter_folder(adapter):
+        raise fail(f"{adapter} is not an adapter folder (no {ADAPTER_CONFIG})")
     with progress_bar(console) as progress:
-        bar = progress.add_task("loading", total=None)
-
-        def shown(stage: str, done: int, total: int) -> None:
-            progress.update(bar, description=stage, completed=done, total=total)
-
-        path = merge_into_int4(adapter, calibration=calibration, apart=apart, on_progress=shown)
+        path = merge_into_int4(adapter, calibration=calibration, apart=apart, on_progress=_stages(progress, "loading"))
     console.print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")

@@ -27,10 +27,10 @@ from typing import Any
 
 import torch
 
-from toollab.models.local_quant import GROUP, Codes, q4_1_blocks
+from toollab.models.local_quant import GROUP, Codes, dequantize, nonzero, q4_1_blocks
+from toollab.models.local_weights import ADAPTER_WEIGHTS
 
 MERGE_FILE = "int4_merge.safetensors"
-ADAPTER_WEIGHTS = "adapter_model.safetensors"  # peft's file name: the weights the codes were computed from
 DAMPING = 0.001  # of the mean input moment, added to the diagonal (0.01: loss 0.197, 0.1: 0.254, 0.001: 0.193)
 BLOCK = 128  # columns rounded before their error is carried onto the rest in one product (GPTQ's lazy batch)
 APART = 0.2  # share of fused groups whose update stays apart (keep apart none: loss 0.191, 10%: 0.179, 20%: 0.167)
@@ -97,7 +97,7 @@ def requantize(
     order = torch.argsort(torch.diag(h), descending=True)
     w, h = w[:, order], h[order][:, order]
     upper = torch.linalg.cholesky(torch.cholesky_inverse(torch.linalg.cholesky(h)), upper=True)
-    step = torch.where(scale > 0, scale, torch.ones_like(scale)).double()
+    step = nonzero(scale).double()
     low = minimum.double()
     codes = torch.zeros_like(w, dtype=torch.int32)
     for start in range(0, columns, BLOCK):
@@ -139,7 +139,7 @@ def merge_codes(
         codes, scale, minimum = blocks
         target, h = merged.get_submodule(name).weight.detach().double(), moments.pop(name)
         new = requantize(target, scale, minimum, h)
-        error = (new.view(*scale.shape, GROUP) * scale[..., None] + minimum[..., None]).view(target.shape) - target
+        error = dequantize(new, scale, minimum) - target
         share = torch.einsum("oi,ij,oj->", error, h, error) / torch.einsum("oi,ij,oj->", target, h, target)
         lost[fused_group(name)] = lost.get(fused_group(name), 0.0) + float(share)
         where = (new != codes).flatten().nonzero().flatten()

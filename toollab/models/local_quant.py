@@ -59,8 +59,14 @@ def _reproduces(rebuilt: torch.Tensor, w: torch.Tensor) -> bool:
     return bool((rebuilt - w).abs().amax() <= 1e-6 * float(w.abs().amax()) + 1e-9)
 
 
-def _nonzero(d: torch.Tensor) -> torch.Tensor:
+def nonzero(d: torch.Tensor) -> torch.Tensor:
     return torch.where(d > 0, d, torch.ones_like(d))  # an all-equal block has scale 0: divide by 1 instead
+
+
+def dequantize(q: torch.Tensor, d: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+    """The float32 weight [rows, columns] of codes `q` on the grid `q * d + m` (per row and group of 32 columns)."""
+    rows, columns = q.shape
+    return (q.reshape(rows, -1, GROUP).float() * d[..., None] + m[..., None]).reshape(rows, columns)
 
 
 def q4_1_blocks(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
@@ -70,7 +76,7 @@ def q4_1_blocks(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch
         return None
     m = w.amin(dim=-1)
     d = (w.amax(dim=-1) - m) / 15
-    q = torch.round((w - m[..., None]) / _nonzero(d)[..., None]).clamp(0, 15)
+    q = torch.round((w - m[..., None]) / nonzero(d)[..., None]).clamp(0, 15)
     if not _reproduces(q * d[..., None] + m[..., None], w):
         return None
     return q.reshape(weight.shape).to(torch.int32), d, m
@@ -102,7 +108,7 @@ def to_q8(linear: torch.nn.Linear) -> Q8Linear | None:
     if w is None or linear.bias is not None:
         return None
     d = w.abs().amax(dim=-1) / 127
-    q = torch.round(w / _nonzero(d)[..., None]).clamp(-127, 127)
+    q = torch.round(w / nonzero(d)[..., None]).clamp(-127, 127)
     if not _reproduces(q * d[..., None], w):
         return None
     return Q8Linear(q.reshape(linear.weight.shape).to(torch.int8), d)

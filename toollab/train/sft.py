@@ -222,8 +222,9 @@ def train(config: TrainConfig, resume: bool = False, on_step: Callable[[Step], N
         raise ValueError(f"{out} already holds a checkpoint: pass --resume to go on, or choose a new --out")
     if config.init_adapter and config.full:  # refused before the model loads
         raise ValueError("--init-adapter starts adapters from trained ones; a full fine-tune has none")
-    if config.init_adapter and not (Path(config.init_adapter) / "adapter_config.json").is_file():
-        raise ValueError(f"no adapter_config.json in {config.init_adapter}: --init-adapter wants an adapter folder")
+    if config.init_adapter and not local_weights.is_adapter_folder(config.init_adapter):
+        config_file = local_weights.ADAPTER_CONFIG
+        raise ValueError(f"no {config_file} in {config.init_adapter}: --init-adapter wants an adapter folder")
     data = Path(config.data)
     if not (data / TRAIN_FILE).is_file():
         raise ValueError(f"no {TRAIN_FILE} in {data}: write one with `toollab train-data --out {data}`")
