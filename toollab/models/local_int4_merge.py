@@ -60,15 +60,16 @@ def _fingerprint(file: str, size: int, mtime: int) -> str:
 
 
 def input_moments(model: Any, names: Iterable[str], batches: Iterable[Any]) -> dict[str, torch.Tensor]:
-    """X^T X of each named linear layer's inputs over the calibration batches (token id tensors), in float64."""
+    """X^T X of the named linear layers' inputs over the calibration batches (token id tensors), in float64, by
+    fused group: the layers of a group read the same input, so it is computed once for them."""
     moments: dict[str, torch.Tensor] = {}
     hooks = []
-    for name in names:
+    for group, name in {fused_group(name): name for name in names}.items():
         layer = model.get_submodule(name)
 
-        def hook(module: Any, inputs: tuple[torch.Tensor, ...], output: Any, name: str = name) -> None:
+        def hook(module: Any, inputs: tuple[torch.Tensor, ...], output: Any, group: str = group) -> None:
             x = inputs[0].reshape(-1, inputs[0].shape[-1]).double()
-            moments[name] = moments.get(name, 0) + x.t() @ x
+            moments[group] = moments.get(group, 0) + x.t() @ x
 
         hooks.append(layer.register_forward_hook(hook))
     try:
@@ -137,7 +138,7 @@ def merge_codes(
         if blocks is None:
             raise ValueError(f"{name} is not Q4_1 blocks: only a GGUF's 4-bit layers take merged codes")
         codes, scale, minimum = blocks
-        target, h = merged.get_submodule(name).weight.detach().double(), moments.pop(name)
+        target, h = merged.get_submodule(name).weight.detach().double(), moments[fused_group(name)]
         new = requantize(target, scale, minimum, h)
         error = dequantize(new, scale, minimum) - target
         share = torch.einsum("oi,ij,oj->", error, h, error) / torch.einsum("oi,ij,oj->", target, h, target)
