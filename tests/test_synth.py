@@ -125,7 +125,7 @@ def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
         r"[?.!] (?:Also|Additionally|Then|Next|After that|Finally|Lastly)[:,] |, (?:and )?(?:then|also) "
     )
     listed = [it for it in items[1::2] if not joins.search(it.turns[0][0]["content"])]
-    assert len(listed) >= 15 and all(joins.search(it.turns[0][0]["content"]) for it in items[::4])
+    assert len(listed) >= 15 and all(joins.search(it.turns[0][0]["content"]) for it in items[::8])
     for item in listed:
         question = item.turns[0][0]["content"]
         calls = [next(iter(a.values())) for a in item.answer]
@@ -157,6 +157,49 @@ def test_a_quarter_of_the_parallel_items_state_their_cases_one_by_one():
     used = [[w for w in ways if re.search(w, q)] for q in numbered]
     assert all(used), numbered  # each numbers its asks where sentences open, one of four ways, several ways used
     assert len({w[0] for w in used}) >= 3, numbered
+
+
+def test_an_eighth_of_the_parallel_items_pair_two_lists_in_order_respectively():
+    items = load_synth(["synth_parallel"], "dev", 80)[4::8]
+    paired = [it for it in items if ", respectively" in it.turns[0][0]["content"]]
+    assert len(paired) >= 5
+    for item in paired:
+        question = item.turns[0][0]["content"]
+        calls = [next(iter(a.values())) for a in item.answer]
+        varied = [p for p in calls[0] if len({repr(c[p]) for c in calls}) == len(calls)]
+        assert 2 <= len(calls) <= 3 and len(varied) == 2, item.id
+        for name in varied:  # each list is said in the calls' order
+            at = [_at(c[name][0], question) for c in calls]
+            assert at == sorted(at) and -1 not in at, (item.id, name, at)
+
+
+def _at(value: object, text: str) -> int:
+    """Where `text` first writes `value` as a whole word (as is, with thousands separators, "%g", a count in words
+    or a percentage), or -1."""
+    from toollab.eval.synth.generate import spelled
+
+    forms = [str(value)]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        forms += [f"{value:,.0f}", f"{value:g}"]
+        if isinstance(value, int) and (0 <= value <= 25 or value in (30, 40, 50)):
+            forms.append(spelled(value))
+    if isinstance(value, float) and value < 1:
+        forms.append(f"{value * 100:g}%")  # a fraction said as a percentage
+    for form in forms:
+        found = re.search(rf"(?<![\w,.]){re.escape(form.lower())}(?![\w]|[.,]\d)", text.lower())
+        if found:
+            return found.start()
+    return -1
+
+
+def test_half_the_parallel_multiple_items_ask_a_function_for_several_values():
+    items = load_synth(["synth_parallel_multiple"], "dev", 40)
+    assert all(len(it.answer) == 2 for it in items[::2])
+    counts = [len(it.answer) for it in items[1::2]]
+    assert all(2 <= n <= 6 for n in counts) and sum(n >= 3 for n in counts) >= 15, counts
+    for item in items[1::2]:  # both functions are called, each call once
+        names = {next(iter(a)) for a in item.answer}
+        assert len(names) == 2 and len({json.dumps(a, sort_keys=True) for a in item.answer}) == len(item.answer)
 
 
 def test_a_quarter_of_the_irrelevance_items_offer_a_decoy_of_the_function_asked():

@@ -171,6 +171,44 @@ def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, 
     return template.format(**words), [_answer(fn, slots, values | {varied.name: value}) for value in listed]
 
 
+def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
+    """One question asking `k` calls of `fn` that differ in two parameters, both listed in their slots and paired
+    in order ("... from Lisbon, Porto and Faro to Madrid, Rome and Oslo, respectively?"), and the calls' possible
+    answers; None when the template drawn has fewer than two slots to list or `tries` draws all repeated a value."""
+    template = rng.choice(fn.asks)
+    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type not in ("boolean", "array")]
+    listable = [prm for prm in listable if len(_pool(prm)) >= k]
+    if len(listable) < 2:
+        return None
+    varied = rng.sample(listable, 2)
+    values = {prm.name: rng.choice(_pool(prm)) for prm in fn.params}
+    columns = {prm.name: rng.sample(list(_pool(prm)), k) for prm in varied}
+    said = [str(v) for column in columns.values() for v in column]
+    said += [str(values[p.name]) for p in fn.params if p not in varied]
+    if len(set(said)) < len(said):  # no value twice ("Lisbon to Lisbon")
+        return ask_respectively(fn, rng, k, tries - 1) if tries > 1 else None
+    words = {prm.name: _text(prm, values[prm.name]) for prm in fn.params}
+    for prm in varied:
+        texts = [_text(prm, v) for v in columns[prm.name]]
+        words[prm.name] = ", ".join(texts[:-1]) + " and " + texts[-1]
+    question = template.format(**words)
+    end = question[-1] if question[-1] in "?.!" else ""
+    question = f"{question.rstrip('?.!')}, respectively{end}"
+    slots = _slots(fn, template)
+    cases = [{name: column[n] for name, column in columns.items()} for n in range(k)]
+    return question, [_answer(fn, slots, values | case) for case in cases]
+
+
+def _asks(fn: Fn, rng: random.Random, listed: bool) -> tuple[str, list[dict[str, Any]]]:
+    """A question for `fn` and its calls' possible answers: when `listed`, two or three values of one parameter
+    listed (`ask_list`) where its template has a slot to list, else one call."""
+    several = ask_list(fn, rng, rng.randint(2, 3)) if listed else None
+    if several is not None:
+        return several
+    question, answer = ask(fn, rng)
+    return question, [answer]
+
+
 _COUNTS = ("two", "three", "four")
 
 
@@ -305,6 +343,10 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
             cases = ask_cases(fn, rng, rng.randint(2, 4))
             if cases is not None:
                 return _item(category, split, i, cases[0], [fn], cases[1])
+        elif i % 8 == 4:  # an eighth list two parameters' values, paired in order ("..., respectively")
+            paired = ask_respectively(fn, rng, rng.randint(2, 3))
+            if paired is not None:
+                return _item(category, split, i, paired[0], [fn], paired[1])
         asked = [ask(fn, rng) for _ in range(rng.randint(2, 3))]
         if len({repr(a) for _, a in asked}) < len(asked):  # each ask a different call
             return _one(category, split, i, rng)
@@ -313,12 +355,16 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
     if category == "synth_parallel_multiple":
         family = rng.choice([f for f in fams if len(f.functions) > 1] or fams)
         first, second = rng.sample(list(family.functions), 2) if len(family.functions) > 1 else rng.sample(pool, 2)
-        (q1, a1), (q2, a2) = ask(first, rng), ask(second, rng)
+        if i % 2:  # half ask one function or both for several values at once: 3 or 4 calls
+            (q1, c1), (q2, c2) = _asks(first, rng, listed=True), _asks(second, rng, listed=i % 4 == 3)
+        else:
+            (q1, a1), (q2, a2) = ask(first, rng), ask(second, rng)
+            c1, c2 = [a1], [a2]
         offered = [first, second, *rng.sample([f for f in pool if f not in (first, second)], rng.randint(0, 2))]
         rng.shuffle(offered)
         if i % 4 == 2:  # a quarter number their requests
-            return _item(category, split, i, _numbered(q1, q2, rng), offered, [a1, a2])
-        return _item(category, split, i, _joined([q1, q2], rng), offered, [a1, a2])
+            return _item(category, split, i, _numbered(q1, q2, rng), offered, [*c1, *c2])
+        return _item(category, split, i, _joined([q1, q2], rng), offered, [*c1, *c2])
     if category == "synth_irrelevance":  # half near misses (the family's other functions), half unrelated ones
         fn = rng.choice(pool)
         family = next(f for f in fams if fn in f.functions)
