@@ -1,11 +1,16 @@
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import pytest
+from filelock import FileLock
 
 from toollab import AssistantMessage, Message, ToolResultMessage
 
@@ -158,7 +163,14 @@ class ServerProcess:
 
 # The longest files start first, so that under `make test`'s two processes (pytest-xdist, a file whole in one
 # process) they run beside the many short ones instead of after them.
-LONGEST_FIRST = ("test_train.py", "test_scale.py", "test_steering.py", "test_lab_experiments.py")
+# test_train_adapter.py last of them: it waits for the quick run that test_train.py's process makes first
+LONGEST_FIRST = (
+    "test_train.py",
+    "test_scale.py",
+    "test_steering.py",
+    "test_lab_experiments.py",
+    "test_train_adapter.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
@@ -167,3 +179,28 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
         return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: each file keeps its own order
+
+
+def quick_train(data: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """`toollab train --quick` in a subprocess, its output piped."""
+    command = [sys.executable, "-m", "toollab", "train", "--data", str(data), "--out", str(out), "--quick", *extra]
+    env = os.environ | {"OMP_NUM_THREADS": "2"}  # the same threads in every run: the same arithmetic
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+
+
+@pytest.fixture(scope="session")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with `data/` (a few generated examples) and `whole/`, one uninterrupted quick training on it: made
+    once for the whole session, whichever pytest-xdist worker asks first, so that the training tests can sit in
+    several files that run side by side."""
+    from toollab.train.data import DataConfig, write_data
+
+    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else None
+    folder = (shared or tmp_path_factory.getbasetemp()) / "quick-run"
+    with FileLock(str(folder) + ".lock"):
+        if not (folder / "whole" / "train.json").is_file():
+            write_data(folder / "data", DataConfig(10, 0, 2, 2, heldout=2), model=None)  # tasks: 1,200 tokens
+            run = quick_train(folder / "data", folder / "whole")
+            output, _ = run.communicate(timeout=600)
+            assert run.returncode == 0, output.decode()
+    return folder

@@ -9,6 +9,7 @@ import random
 import re
 from collections import defaultdict
 from datetime import datetime
+from typing import Any
 
 import pytest
 from conftest import bfcl_texts
@@ -24,6 +25,11 @@ from toollab.formats.markup import MARKUP
 from toollab.harness import RunStatus
 
 _DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d-%m-%Y")
+
+
+def _asked(item: Any) -> tuple[str, list[dict[str, Any]]]:
+    """An item's question and its calls' accepted arguments (parameter: accepted values)."""
+    return item.turns[0][0]["content"], [next(iter(a.values())) for a in item.answer]
 
 
 def _said(value: object, text: str) -> bool:
@@ -127,8 +133,7 @@ def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
     listed = [it for it in items[1::2] if not joins.search(it.turns[0][0]["content"])]
     assert len(listed) >= 15 and all(joins.search(it.turns[0][0]["content"]) for it in items[::8])
     for item in listed:
-        question = item.turns[0][0]["content"]
-        calls = [next(iter(a.values())) for a in item.answer]
+        question, calls = _asked(item)
         assert 2 <= len(calls) <= 4 and " and " in question
         varied = [p for p in calls[0] if len({repr(c[p]) for c in calls}) == len(calls)]
         assert len(varied) == 1, item.id  # the calls differ in one parameter, each value once
@@ -140,8 +145,7 @@ def test_a_quarter_of_the_parallel_items_state_their_cases_one_by_one():
     cases = [it for it in items if " cases of this, please: " in it.turns[0][0]["content"]]
     assert len(cases) >= 8
     for item in cases:
-        question = item.turns[0][0]["content"]
-        calls = [next(iter(a.values())) for a in item.answer]
+        question, calls = _asked(item)
         assert 2 <= len(calls) <= 4 and len({repr(c) for c in calls}) == len(calls)
         ordinals = ("first", "second", "third", "fourth")[: len(calls)]
         assert [question.lower().index(f"the {o} has ") for o in ordinals] == sorted(
@@ -164,8 +168,7 @@ def test_an_eighth_of_the_parallel_items_pair_two_lists_in_order_respectively():
     paired = [it for it in items if ", respectively" in it.turns[0][0]["content"]]
     assert len(paired) >= 5
     for item in paired:
-        question = item.turns[0][0]["content"]
-        calls = [next(iter(a.values())) for a in item.answer]
+        question, calls = _asked(item)
         varied = [p for p in calls[0] if len({repr(c[p]) for c in calls}) == len(calls)]
         assert 2 <= len(calls) <= 3 and len(varied) == 2, item.id
         for name in varied:  # each list is said in the calls' order

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-from conftest import bfcl_texts, toollab
+from conftest import bfcl_texts, quick_train, toollab
 
 from toollab.formats import get_format
 from toollab.harness import AssistantMessage, ToolResultMessage, UserMessage
@@ -22,7 +17,6 @@ from toollab.harness.model import ModelResponse
 from toollab.models.scripted import ScriptedModel
 from toollab.tools import add, calculator, multiply
 from toollab.train.data import (
-    DataConfig,
     Example,
     expression_examples,
     generate,
@@ -30,7 +24,6 @@ from toollab.train.data import (
     own_answers,
     read_examples,
     task_examples,
-    write_data,
 )
 from toollab.train.tokens import IGNORE, pack, tokenize
 
@@ -123,58 +116,50 @@ def test_only_the_assistant_turn_is_learned_and_it_is_what_the_runtime_would_par
         pack([tokens], length=len(tokens.ids) - 1, seed=0)
 
 
-def _train(data: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "toollab", "train", "--data", str(data), "--out", str(out), "--quick", *extra]
-    env = os.environ | {"OMP_NUM_THREADS": "2"}  # the same threads in every run: the same arithmetic
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-
-
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    """A quick run, uninterrupted; and the same run killed after its first checkpoint and resumed."""
-    folder = tmp_path_factory.mktemp("train")
-    write_data(folder / "data", DataConfig(10, 0, 2, 2, heldout=2), model=None)  # tasks are 1,200 tokens: few
-    whole = _train(folder / "data", folder / "whole")
-    output, _ = whole.communicate(timeout=600)
-    assert whole.returncode == 0, output.decode()
-    killed = _train(folder / "data", folder / "killed", "--checkpoint-minutes", "0.05")
-    state = folder / "killed" / "checkpoint" / "state.pt"
+def trained(quick_run, tmp_path_factory):
+    """The session's quick run (`data/`, `whole/`), and the same run killed after its first checkpoint and
+    resumed (`killed/`)."""
+    killed_out = tmp_path_factory.mktemp("train") / "killed"
+    killed = quick_train(quick_run / "data", killed_out, "--checkpoint-minutes", "0.05")
+    state = killed_out / "checkpoint" / "state.pt"
     deadline = time.monotonic() + 600
     while not state.exists() and killed.poll() is None and time.monotonic() < deadline:
         time.sleep(0.5)
     killed.send_signal(signal.SIGKILL)
     killed.wait()
-    assert state.exists() and not (folder / "killed" / "train.json").exists()
-    resumed = _train(folder / "data", folder / "killed", "--checkpoint-minutes", "0.05", "--resume")
+    assert state.exists() and not (killed_out / "train.json").exists()
+    resumed = quick_train(quick_run / "data", killed_out, "--checkpoint-minutes", "0.05", "--resume")
     output, _ = resumed.communicate(timeout=600)
     assert resumed.returncode == 0, output.decode()
-    return folder
+    return quick_run, killed_out
 
 
 @pytest.mark.slow
 def test_a_quick_run_lowers_the_heldout_loss_and_a_killed_run_resumes_to_the_same_adapter(trained):
     from safetensors.torch import load_file
 
-    whole = json.loads((trained / "whole" / "train.json").read_text())
+    run, killed = trained
+    whole = json.loads((run / "whole" / "train.json").read_text())
     assert whole["heldout_loss_after"] < whole["heldout_loss_before"], whole
     assert whole["steps"] == len(whole["losses"]) > 1 and whole["tokens_per_second"] > 0
-    resumed = json.loads((trained / "killed" / "train.json").read_text())
+    resumed = json.loads((killed / "train.json").read_text())
     assert resumed["steps"] == whole["steps"] and resumed["losses"] == whole["losses"]
-    a = load_file(trained / "whole" / "adapter" / "adapter_model.safetensors")
-    b = load_file(trained / "killed" / "adapter" / "adapter_model.safetensors")
+    a = load_file(run / "whole" / "adapter" / "adapter_model.safetensors")
+    b = load_file(killed / "adapter" / "adapter_model.safetensors")
     assert a.keys() == b.keys() and all((a[k] - b[k]).abs().max() < 1e-6 for k in a)
-    written = json.loads((trained / "data" / "data.json").read_text())["examples"]["train.jsonl"]
-    assert len(read_examples(trained / "data" / "train.jsonl")) == written["all"] > 40  # 40 calls, tasks, sums
+    written = json.loads((run / "data" / "data.json").read_text())["examples"]["train.jsonl"]
+    assert len(read_examples(run / "data" / "train.jsonl")) == written["all"] > 40  # 40 calls, tasks, sums
 
 
 @pytest.mark.slow
-def test_a_run_started_from_a_trained_adapter_begins_where_it_ended(trained, tmp_path):
+def test_a_run_started_from_a_trained_adapter_begins_where_it_ended(quick_run, tmp_path):
     """--init-adapter: the held-out loss before the first step is the trained adapter's after its last, and the
     new adapter keeps the old one's shape (rank, layers) whatever the quick configuration says."""
     from safetensors.torch import load_file
 
-    first = trained / "whole"
-    run = _train(trained / "data", tmp_path / "next", "--init-adapter", str(first / "adapter"))
+    first = quick_run / "whole"
+    run = quick_train(quick_run / "data", tmp_path / "next", "--init-adapter", str(first / "adapter"))
     output, _ = run.communicate(timeout=600)
     assert run.returncode == 0, output.decode()
     before = json.loads((first / "train.json").read_text())
@@ -187,6 +172,15 @@ def test_a_run_started_from_a_trained_adapter_begins_where_it_ended(trained, tmp
     assert any((old[k] - new[k]).abs().max() > 0 for k in old)  # it trained on
 
 
+def test_a_card_names_the_adapter_a_run_started_from_as_the_command_line_takes_it():
+    from toollab.train.export import command_of
+
+    config = {"data": "/a/data-3", "out": "/b/train6", "seed": 3, "epochs": 0.55}
+    shipped = command_of(config | {"init_adapter": "/tmp/checkout/toollab/models/data/adapter"})
+    assert shipped == "toollab train --data data-3 --out train6 --seed 3 --epochs 0.55 --init-adapter shipped"
+    assert command_of(config | {"init_adapter": "/x/runs/train5/adapter"}).endswith("--init-adapter train5/adapter")
+
+
 def test_init_adapter_wants_an_adapter_folder(tmp_path):
     out = toollab("train", "--data", str(tmp_path), "--out", str(tmp_path / "out"), "--init-adapter", str(tmp_path))
     assert out.returncode != 0
@@ -196,106 +190,6 @@ def test_init_adapter_wants_an_adapter_folder(tmp_path):
         "train", "--data", str(tmp_path), "--out", str(tmp_path / "out"), "--init-adapter", str(tmp_path), "--full"
     )
     assert full.returncode != 0 and "full fine-tune" in " ".join((full.stderr + full.stdout).split())
-
-
-@pytest.mark.slow
-def test_an_adapter_loads_merged_and_beside_int4_weights_and_computes_what_peft_does(trained):
-    import torch
-    from peft import PeftModel
-
-    from toollab.models import local_weights
-    from toollab.models.local import LocalModel
-
-    adapter = str(trained / "whole" / "adapter")
-    tokenizer, base = local_weights.load_for_training(None)
-    reference = PeftModel.from_pretrained(base, adapter).eval()
-    ids = tokenizer("What is the weather in Lima? Call a tool.", return_tensors="pt")["input_ids"]
-    with torch.inference_mode():
-        expected = reference(input_ids=ids).logits[0, -1]
-        plain = reference.get_base_model()
-        with reference.disable_adapter():
-            without = plain(input_ids=ids).logits[0, -1]
-    merged = LocalModel(adapter=adapter, dtype="float32").load()
-    with torch.inference_mode():
-        got = merged.model(input_ids=ids).logits[0, -1]
-    assert (got - expected).abs().max() < 1e-3  # merged: the same function
-    assert (expected - without).abs().max() > 1e-2  # and the adapter does change it
-    packed = LocalModel(adapter=adapter, dtype="int4").load()
-    assert "LoRA" in packed.weights and packed.lean is not None  # int4 kept, the update beside it
-    cache = packed.lean.new_cache()
-    lean = packed.lean.forward(ids[0].tolist(), cache)
-    cosine = torch.nn.functional.cosine_similarity(lean.float(), expected.float(), dim=0)
-    assert cosine > 0.995 and int(lean.argmax()) == int(expected.argmax())
-
-
-@pytest.mark.slow
-def test_an_exported_adapter_is_bfloat16_with_a_card_and_computes_what_the_trained_one_does(trained):
-    import torch
-    from safetensors.torch import load_file
-
-    from toollab.models.local import LocalModel
-
-    out = trained / "export"
-    command = ["train-export", "--run", str(trained / "whole"), "--out", str(out), "--calibration", "2"]
-    done = subprocess.run([sys.executable, "-m", "toollab", *command], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    weights = load_file(out / "adapter_model.safetensors")
-    source = trained / "whole" / "adapter" / "adapter_model.safetensors"
-    assert {t.dtype for t in weights.values()} == {torch.bfloat16}
-    assert (out / "adapter_model.safetensors").stat().st_size < 0.55 * source.stat().st_size
-    card = (out / "README.md").read_text()
-    assert "toollab train --data" in card and "seed 0" in card and "tokens/s" in card and "Held-out loss" in card
-    ids = [[1, 504, 314, 260, 3619, 281, 23466, 47]]  # any few tokens
-    logits = []
-    for adapter in (str(trained / "whole" / "adapter"), str(out)):
-        loaded = LocalModel(adapter=adapter, dtype="float32").load()
-        with torch.inference_mode():
-            logits.append(loaded.model(input_ids=torch.tensor(ids)).logits[0, -1])
-    assert torch.nn.functional.cosine_similarity(logits[0], logits[1], dim=0) > 0.9999
-    assert int(logits[0].argmax()) == int(logits[1].argmax())
-    assert (out / "int4_merge.safetensors").is_file()  # the embedded model's adapter: merged into int4 too
-    failed = subprocess.run(
-        [sys.executable, "-m", "toollab", "train-export", "--run", str(trained / "data"), "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert failed.returncode != 0 and "holds no adapter" in failed.stdout + failed.stderr
-    assert (out / "adapter_model.safetensors").is_file()  # a failed export leaves the last one alone
-
-
-@pytest.mark.slow
-def test_an_adapter_merged_into_int4_weights_decodes_without_its_update_apart_and_keeps_its_effect(trained):
-    """`toollab train-int4`: the codes stored beside the adapter, loaded instead of the update kept apart; the
-    int4 model with them computes closer to base-plus-adapter than the int4 base does."""
-    import shutil
-
-    import torch
-    from peft import PeftModel
-
-    from toollab.models import local_weights
-    from toollab.models.local import LocalModel
-    from toollab.models.local_int4_merge import MERGE_FILE
-
-    adapter = trained / "int4"
-    shutil.copytree(trained / "whole" / "adapter", adapter)
-    done = toollab("train-int4", "--adapter", str(adapter), "--calibration", "4")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert (adapter / MERGE_FILE).is_file() and MERGE_FILE in done.stdout
-    tokenizer, base = local_weights.load_for_training(None)
-    reference = PeftModel.from_pretrained(base, str(adapter)).eval()
-    ids = tokenizer("What is the weather in Lima? Call a tool.", return_tensors="pt")["input_ids"]
-    with torch.inference_mode():
-        expected = reference(input_ids=ids).logits[0, -1]
-    distances = {}
-    for name, folder in (("merged", str(adapter)), ("base", None)):
-        loaded = LocalModel(adapter=folder, dtype="int4").load()
-        assert loaded.lean is not None
-        if folder:  # most layers merged; the groups rounding serves worst keep their update apart
-            merged, apart = re.search(r"merged into (\d+) int4 layers \+ LoRA on (\d+) layers", loaded.weights).groups()
-            assert int(merged) + int(apart) == 28 and int(merged) > int(apart) > 0, loaded.weights
-        logits = loaded.lean.forward(ids[0].tolist(), loaded.lean.new_cache()).float()
-        distances[name] = float((logits - expected).norm())
-    assert distances["merged"] < 0.9 * distances["base"], distances  # 0.80 measured (4 calibration conversations)
-    assert toollab("train-int4", "--adapter", str(trained / "data")).returncode != 0  # not an adapter folder
 
 
 @pytest.mark.slow

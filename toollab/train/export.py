@@ -8,7 +8,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from toollab.models.local_weights import ADAPTER_CONFIG, ADAPTER_WEIGHTS, EMBEDDED_NAME, is_adapter_folder, resolve
+from toollab.models.local_weights import (
+    ADAPTER_CONFIG,
+    ADAPTER_WEIGHTS,
+    EMBEDDED_NAME,
+    SHIPPED_ADAPTER,
+    is_adapter_folder,
+    resolve,
+)
+from toollab.models.registry import SHIPPED
 from toollab.train.int4 import CALIBRATION, Stages, merge_into_int4
 
 CARD = "README.md"
@@ -74,6 +82,9 @@ def command_of(config: dict[str, Any]) -> str:
     for key, value in config.items():
         if key in ("data", "out", "head_on_targets") or getattr(default, key, value) == value:
             continue
+        if key == "init_adapter":  # the package's adapter (in whichever checkout) by the word the CLI takes
+            shipped = Path(value).parts[-4:] == SHIPPED_ADAPTER.parts[-4:]
+            value = SHIPPED if shipped else "/".join(Path(value).parts[-2:])  # a run's: "train5/adapter"
         name = key.replace("_", "-")
         words.append(f"--{name}" if value is True else f"--no-{name}" if value is False else f"--{name} {value}")
     return " ".join(words)
