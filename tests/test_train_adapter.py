@@ -4,8 +4,6 @@ into the int4 codes; each computes what peft computes, within what its precision
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 from conftest import toollab
@@ -49,8 +47,9 @@ def test_an_exported_adapter_is_bfloat16_with_a_card_and_computes_what_the_train
     from toollab.models.local import LocalModel
 
     out = tmp_path / "export"
-    command = ["train-export", "--run", str(quick_run / "whole"), "--out", str(out), "--calibration", "2"]
-    done = subprocess.run([sys.executable, "-m", "toollab", *command], capture_output=True, text=True, timeout=600)
+    done = toollab(
+        "train-export", "--run", str(quick_run / "whole"), "--out", str(out), "--calibration", "2", timeout=600
+    )
     assert done.returncode == 0, done.stderr
     weights = load_file(out / "adapter_model.safetensors")
     source = quick_run / "whole" / "adapter" / "adapter_model.safetensors"
@@ -67,11 +66,8 @@ def test_an_exported_adapter_is_bfloat16_with_a_card_and_computes_what_the_train
     assert torch.nn.functional.cosine_similarity(logits[0], logits[1], dim=0) > 0.9999
     assert int(logits[0].argmax()) == int(logits[1].argmax())
     assert (out / "int4_merge.safetensors").is_file()  # the embedded model's adapter: merged into int4 too
-    failed = subprocess.run(
-        [sys.executable, "-m", "toollab", "train-export", "--run", str(quick_run / "data"), "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert failed.returncode != 0 and "holds no adapter" in failed.stdout + failed.stderr
+    failed = toollab("train-export", "--run", str(quick_run / "data"), "--out", str(out), timeout=300)
+    assert failed.returncode != 0 and "holds no adapter" in " ".join((failed.stdout + failed.stderr).split())
     assert (out / "adapter_model.safetensors").is_file()  # a failed export leaves the last one alone
 
 
@@ -89,9 +85,9 @@ def test_an_adapter_merged_into_int4_weights_decodes_without_its_update_apart_an
     from toollab.models.local_int4_merge import MERGE_FILE
 
     adapter, every = tmp_path / "int4", tmp_path / "every"
-    for folder, apart in ((adapter, "0.2"), (every, "0")):
+    for folder, share_apart in ((adapter, "0.2"), (every, "0")):
         shutil.copytree(quick_run / "whole" / "adapter", folder)
-        done = toollab("train-int4", "--adapter", str(folder), "--calibration", "4", "--apart", apart)
+        done = toollab("train-int4", "--adapter", str(folder), "--calibration", "4", "--apart", share_apart)
         assert done.returncode == 0, done.stdout + done.stderr
         assert (folder / MERGE_FILE).is_file() and MERGE_FILE in done.stdout
     loaded = LocalModel(adapter=str(adapter), dtype="int4").load()  # the groups rounding serves worst kept apart
