@@ -5,6 +5,7 @@ prompt-token cost per round of a 4-round tool-using run (with the key-value cach
     python benchmarks/local_model.py --tokens 256 --repeats 5
     python benchmarks/local_model.py --adapter runs/train/adapter   # and with a LoRA adapter (`toollab train`)
     python benchmarks/local_model.py --adapter A --adapter B        # several adapters side by side
+    python benchmarks/local_model.py --adapter A --paired 20        # and the ratio to the base, run for run
     TOOLLAB_WEIGHTS=int4 python benchmarks/local_model.py ...      # int4 weights on any CPU (default: bfloat16 ones)
 
 Decode speed: greedy, the same prompt and the same GGUF file for every engine, tokens per second after the
@@ -154,6 +155,24 @@ def speeds(tokens: int, repeats: int, adapters: list[str]) -> list[Speed]:
     ]
 
 
+def paired_ratios(adapters: list[str], tokens: int, rounds: int) -> dict[str, list[float]]:
+    """Each adapter's decode speed over the base's, run for run in one process: the base and the adapted models
+    take turns on the same prompt, so that drift on a shared machine (10% between processes here) hits both
+    runs of a pair alike. Every ratio, per adapter."""
+    base = LocalModel(max_new_tokens=tokens)
+    adapted = {a: LocalModel(max_new_tokens=tokens, adapter=a) for a in adapters}
+    loaded = base.load()
+    prompt = loaded.tokenizer.apply_chat_template(PROMPT_MESSAGES, add_generation_prompt=True, tokenize=False)
+    for model in (base, *adapted.values()):
+        toollab_once(model, prompt, tokens)  # warm-up
+    ratios: dict[str, list[float]] = {a: [] for a in adapters}
+    for _ in range(rounds):
+        for adapter, model in adapted.items():
+            reference = toollab_once(base, prompt, tokens)[1]
+            ratios[adapter].append(toollab_once(model, prompt, tokens)[1] / reference)
+    return ratios
+
+
 def four_round_run(model: LocalModel) -> list[tuple[int, int, int, float, float, float]]:
     """A 4-round tool-using run on the real model. Rounds 1-3 have their calls fixed (the 135M model rarely calls
     tools unconstrained), while the model's own text stays in the history, as the prompts will show it."""
@@ -196,6 +215,9 @@ def main() -> None:
     parser.add_argument(
         "--adapter", action="append", default=[], help="also measure toollab with this LoRA adapter folder"
     )
+    parser.add_argument(
+        "--paired", type=int, default=0, metavar="N", help="also N base/adapter run pairs in one process (ratios)"
+    )
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # internal: one engine, in this process
     args = parser.parse_args()
     if args.engine:
@@ -224,6 +246,14 @@ def main() -> None:
     base = next((s for s in measured if s.engine.startswith("toollab local") and "adapter" not in s.engine), None)
     for adapted in (s for s in measured if "adapter" in s.engine) if base else ():
         console.print(f"{adapted.engine}: {adapted.tokens_per_s / base.tokens_per_s:.2f}x the base's decode speed")
+    if args.paired and args.adapter:
+        table = Table(title=f"decode speed over the base's, {args.paired} pairs of runs taking turns in one process")
+        for col in ("adapter", "median", "quartiles", "range"):
+            table.add_column(col, justify="left" if col == "adapter" else "right")
+        for adapter, ratios in paired_ratios(args.adapter, args.tokens, args.paired).items():
+            q1, median, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+            table.add_row(adapter, f"{median:.3f}x", f"{q1:.3f}-{q3:.3f}", f"{min(ratios):.3f}-{max(ratios):.3f}")
+        console.print(table)
 
     rounds = four_round_run(LocalModel(max_new_tokens=48))
     table = Table(title="prompt tokens per round of a 4-round tool-using run (hermes format)")
