@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from toollab import Agent, tool
-from toollab.harness.chain import arithmetic_left, asks_arithmetic, expression_tool, operators
+from toollab.harness.chain import arithmetic_left, asks_arithmetic, expression_tool, operators, written_expressions
 from toollab.harness.messages import AssistantMessage, ToolResultMessage, UserMessage
 from toollab.harness.request import CallPolicy, RequestParams
 from toollab.harness.result import RunStatus
@@ -198,3 +198,37 @@ def test_a_date_or_a_time_in_the_request_is_not_a_number_to_compute_with():
                          (("word_tally", {"text": "2027-06-10 2027-07-06"}), "26"))  # fmt: skip
     assert arithmetic_left(dates, SPECS) is None
     assert arithmetic_left(conversation("What is at 18:45 and 7?", (("word_tally", {"text": "x"}), "1")), SPECS)
+
+
+def test_the_arithmetic_a_request_writes_out_is_read_when_it_holds_all_the_requests_numbers():
+    assert written_expressions("What is (5.0 + 3.0) * 2.0?") == ["(5.0 + 3.0) * 2.0"]
+    assert written_expressions("Calculate 3757-165.") == ["3757-165"]
+    assert written_expressions("What is 2+2, and what is 3 × 4?") == ["2+2", "3 * 4"]  # as the calculator writes it
+    assert written_expressions("Compute ((1+2)*(3+4))/7 please") == ["((1+2)*(3+4))/7"]
+    assert written_expressions("What is 15% of (200 + 50)?") == []  # the 15 is asked too
+    assert written_expressions("Is 10 - 3 more than 5?") == []
+    assert written_expressions("What is 12 times 3?") == []  # said in words: the model writes it
+    assert written_expressions("What is 5 + 3) * 2?") == []  # a bracket closed that never opened
+    assert written_expressions("How many days from 2024-01-05 to 2024-03-01?") == []  # dates
+    assert written_expressions("Count the words in '1 + 1 = 2' please") == []  # quoted data
+
+
+def test_written_arithmetic_goes_to_the_calculator_alone_with_what_it_writes_as_its_expression():
+    from toollab.models.local_mentions import mentioned_required
+    from toollab.models.local_parts import EachPart, best_tool, written_arithmetic
+
+    adder = ToolSpec("add", "Add two numbers.", {"type": "object", "properties": {
+        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]})  # fmt: skip
+    tools = [adder, calculator.spec, population.spec]
+    assert [t.name for t in written_arithmetic("What is 144 / 12 + 7?", tools)] == ["calculator"]
+    assert written_arithmetic("What is 144 / 12 + 7?", [adder]) == []  # no calculator offered
+    assert written_arithmetic("How many people live in Laos?", tools) == []
+    assert [t.name for t in EachPart(lambda r, t: [t[0]])("What is 144 / 12 + 7?", tools)] == ["calculator"]
+    both = "What is the population of Laos? Also: what is 2 + 3?"
+    assert [t.name for t in EachPart(lambda r, t: [t[2]])(both, tools)] == ["calculator", "population"]
+    assert [t.name for t in best_tool("What is 144 / 12 + 7?", tools)] == ["calculator"]
+    shown = mentioned_required(calculator.spec, "What is (5.0 + 3.0) * 2.0?", expressions=True)
+    assert shown.parameters["properties"]["expression"]["enum"] == ["(5.0 + 3.0) * 2.0"]
+    assert calculator.spec.parameters["properties"]["expression"].get("enum") is None  # the tool is unchanged
+    assert mentioned_required(calculator.spec, "What is (5.0 + 3.0) * 2.0?") is calculator.spec  # off by default
+    assert mentioned_required(adder, "What is (5.0 + 3.0) * 2.0?", expressions=True) is adder

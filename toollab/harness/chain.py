@@ -83,6 +83,47 @@ def asks_arithmetic(request: str, tools: Sequence[ToolSpec], said: Sequence[str]
     return bool(named) and len(_NUMBER.findall(text)) + len(said) >= 2
 
 
+_EXPRESSION_SPAN = re.compile(r"[(\d][\d.\s()+\-*/×÷]*[\d)]")  # digits, operators, brackets and spaces
+_DATE_LIKE = re.compile(r"\d+[-/]\d+[-/]\d+")  # 2024-01-05, 3/14/2024: dates, not sums
+_SYMBOLS = str.maketrans({"×": "*", "÷": "/"})
+
+
+def _balanced(span: str) -> str:
+    """`span` without the brackets at its ends that it does not close or open ("5 + 3)": "5 + 3")."""
+    while span[:1] == "(" and span.count("(") > span.count(")"):
+        span = span[1:].strip()
+    while span[-1:] == ")" and span.count(")") > span.count("("):
+        span = span[:-1].strip()
+    return span
+
+
+def _closes(span: str) -> bool:
+    """Whether every bracket of `span` is closed after it opens."""
+    depth = 0
+    for char in span:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def written_expressions(request: str) -> list[str]:
+    """The arithmetic `request` writes out ("What is (5.0 + 3.0) * 2.0?": "(5.0 + 3.0) * 2.0"), `×` and `÷` as
+    `*` and `/`, when those spans hold every number it gives: then an expression tool's call has only them to
+    evaluate. [] when it writes none, or gives a number outside them ("15% of (200 + 50)": the 15 is asked too)."""
+    text = without_quoted(request)
+    spans: list[str] = []
+    rest = text
+    for found in _EXPRESSION_SPAN.finditer(text):
+        span = _balanced(found.group().strip())
+        if _WRITTEN_OPERATION.search(span) and not _DATE_LIKE.search(span) and _closes(span):
+            spans.append(span.translate(_SYMBOLS))
+            rest = rest.replace(span, " ", 1)
+    if not spans or re.search(r"\d", rest):
+        return []
+    return list(dict.fromkeys(spans))
+
+
 def calls_since_request(messages: Sequence[Message]) -> list[ToolCall]:
     """The calls made since the user's last request."""
     start = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)

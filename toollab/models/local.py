@@ -173,6 +173,7 @@ class LocalModel:
         named_items: bool = False,
         founded: bool = False,
         fractions: bool = False,
+        cues: bool = False,
     ):
         self.path = path
         self.format_name = format
@@ -198,6 +199,7 @@ class LocalModel:
         self.named_items = named_items  # a list of enum choices holds only those the request names, if it names some
         self.founded = founded  # a gated turn whose every call needs a value the request never gave answers instead
         self.fractions = fractions  # a parameter that takes a fraction takes the request's percentages as fractions
+        self.cues = cues  # a number parameter takes the request's numbers written beside a word of its name
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
@@ -435,9 +437,12 @@ class LocalModel:
         a calling turn under `votes`, more candidates sampled at `VOTE_TEMPERATURE` from a generator seeded by
         the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
         under its grammar."""
-        said = (self.named_optionals, self.dates, self.named_items, self.fractions)
-        if any(said) and context.request:
-            tools = [mentioned_required(t, context.request, *said) for t in params.tools]
+        said = (self.named_optionals, self.dates, self.named_items, self.fractions, self.cues)
+        if (any(said) or self.operands) and context.request:
+            # the request's written arithmetic on the turn that first calls, not on the chain's step after results
+            # (SmolLM2 called the calculator with "5.0 + 3.0" for "(5.0 + 3.0) * 2.0")
+            written = self.operands and not context.results
+            tools = [mentioned_required(t, context.request, *said, expressions=written) for t in params.tools]
             params = dataclasses.replace(params, tools=tools)
             if self.dates:
                 context = dataclasses.replace(context, request=written_as_asked(context.request, params.tools))

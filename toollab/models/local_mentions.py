@@ -16,9 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from toollab.formats.base import Format
-from toollab.harness.chain import EXPRESSION, calls_since_request, expression_tool, operators, unheld_numbers
+from toollab.harness.chain import (
+    EXPRESSION,
+    calls_since_request,
+    expression_tool,
+    operators,
+    unheld_numbers,
+    written_expressions,
+)
 from toollab.harness.messages import Message, ToolCall, last_request, results_since_request
 from toollab.harness.request import RequestParams
+from toollab.models.local_cues import cued_numbers
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_numbers import said_numbers
@@ -166,6 +174,8 @@ def mentioned_required(
     dates: bool = True,
     items: bool = True,
     fractions: bool = True,
+    cues: bool = False,
+    expressions: bool = False,
 ) -> ToolSpec:
     """The tool as the grammar sees it, for the grammar only (the tool itself, and the validation of its calls, are
     unchanged). With `optionals`: the optional parameters the request names made required, and the boolean ones
@@ -174,7 +184,10 @@ def mentioned_required(
     `items`: a list whose items are chosen from an enum, and whose choices the request names some of, may hold only
     those (`named_items`), and no more items than there are of them; an optional one it names none of is left out.
     With `fractions`: a number parameter that takes a fraction, where the request writes percentages, takes one of
-    their fractions (`said_fractions`)."""
+    their fractions (`said_fractions`). With `cues`: any other number parameter takes one of the numbers the request
+    writes beside a word of its name or description (`local_cues.cued_numbers`), where it writes some. With
+    `expressions`: an expression tool's expression is one of the arithmetic spans the request writes out, where
+    they hold all its numbers (`chain.written_expressions`: "What is (5.0 + 3.0) * 2.0?" wrote "5.0 + 3.0")."""
     schema = tool.parameters
     properties = dict(schema.get("properties") or {})
     required = list(schema.get("required") or [])
@@ -184,6 +197,8 @@ def mentioned_required(
     shares: dict[str, list[float]] = {}
     chosen: dict[str, list[Any]] = {}
     unsaid: list[str] = []
+    if expressions and expression_tool([tool]) and (spans := written_expressions(request)):
+        days[EXPRESSION] = spans
     for p, s in properties.items():
         if not isinstance(s, dict):
             continue
@@ -195,6 +210,8 @@ def mentioned_required(
             days[p] = said
         if fractions and (parts := said_fractions(s, request)):
             shares[p] = parts
+        elif cues and p not in days and (cued := cued_numbers(p, s, request)):
+            shares[p] = cued
         if items and (some := named_items(s, request)):
             chosen[p] = some
         elif items and p not in required and p not in named and choices(s) is not None:
@@ -303,6 +320,8 @@ def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]
     def used(value: str) -> bool:
         if value in held:
             return True
+        if whole := re.fullmatch(r"(-?\d+)\.0+", value):  # "88.0" held as 88 (the grammar writes a whole float so)
+            return re.search(rf"(?<![\d.]){whole.group(1)}(?![\d.])", held) is not None
         words = [w for w in _WORD.findall(value) if len(w) >= 3 and not w.isdigit()]
         return bool(words) and any(w in held for w in words)
 
@@ -334,10 +353,13 @@ def listed_with(value: str, request: str) -> list[str]:
     """The other items of the list in the request that `value` is an item of ("Paris" in "Paris, Rome and Oslo":
     Rome, Oslo), lowercased; [] when the value is in no list."""
     value = value.strip()
-    number = re.fullmatch(_PLAIN_NUMBER, value) is not None
+    number = re.fullmatch(_PLAIN_NUMBER, without_separators(value)) is not None
+    if number:  # "1,500 and 12,000" is a list of 1500 and 12000, as calls write them
+        value, request = without_separators(value), without_separators(request)
     # a number may carry a unit (5cm), but is no item where it is part of a time, a ratio or a date (8:20, 3/4)
     tail = r"(?![\d:/-]|\.\d)" + _UNIT if number else r"(?![\w'-])"
-    found = re.search(rf"(?<![\w.{':/' if number else ''}-]){re.escape(value)}{tail}", request, re.IGNORECASE)
+    written = re.escape(value) + (r"(?:\.0+)?" if re.fullmatch(r"-?\d+", value) else "")  # 88 for "88.0"
+    found = re.search(rf"(?<![\w.{':/' if number else ''}-]){written}{tail}", request, re.IGNORECASE)
     shape = _item_shape(value if number else request[found.start() : found.start() + len(value)]) if found else None
     if found is None or shape is None:
         return []
@@ -411,12 +433,14 @@ def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list
 
 
 def _spelled(items: Sequence[str], request: str) -> list[str]:
-    """Lowercased items as the request spells them."""
+    """Lowercased items as the request spells them (a number without its thousands separators, as `listed_with`
+    gives it)."""
     spelled = []
     for item in items:
-        found = re.search(rf"(?<![\w.-]){re.escape(item)}", request, re.IGNORECASE)
-        if found is not None:
-            spelled.append(found.group(0))
+        for text in (request, without_separators(request)):
+            if (found := re.search(rf"(?<![\w.-]){re.escape(item)}", text, re.IGNORECASE)) is not None:
+                spelled.append(found.group(0))
+                break
     return spelled
 
 

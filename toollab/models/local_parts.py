@@ -32,6 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from toollab.harness.chain import expression_tool, written_expressions
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMessage
 from toollab.harness.request import ToolSelector
 from toollab.models.local_names import name_words, same_stem
@@ -235,9 +236,21 @@ class EachPart:
     def __call__(self, request: str, tools: Sequence[ToolSpec]) -> Sequence[ToolSpec]:
         parts = request_parts(request)
         if len(parts) < 2:
-            return self.select(request, tools)
-        kept = {t.name for part in parts for t in self.select(part.request, tools)}
+            return written_arithmetic(request, tools) or self.select(request, tools)
+        kept = {
+            t.name
+            for part in parts
+            for t in written_arithmetic(part.request, tools) or self.select(part.request, tools)
+        }
         return [t for t in tools if t.name in kept]
+
+
+def written_arithmetic(request: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+    """The offered expression tool alone, for a request whose numbers are all in the arithmetic it writes out
+    (`chain.written_expressions`); [] otherwise. To MiniLM "What is 144 / 12 + 7?" fits `add` better than the
+    calculator, which `select` then dropped: SmolLM2 added 144 and 7."""
+    name = expression_tool(tools)
+    return [t for t in tools if t.name == name] if name is not None and written_expressions(request) else []
 
 
 def best_tool(part: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
@@ -248,6 +261,8 @@ def best_tool(part: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     `select` keeps called trail_grade for "How much climbing is on Fern Gully Loop?"."""
     if len(tools) <= 1:
         return list(tools)
+    if written := written_arithmetic(part, tools):
+        return written
     said = re.findall(r"[a-z0-9]+", part.lower())
     named = [t for t in tools if _names(t.name.rsplit(".", 1)[-1], said)]
     if len(named) == 1:  # the one tool whose name the part says in full ("monthly payment ... loan")

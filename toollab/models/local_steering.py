@@ -286,6 +286,8 @@ def value_forms(value: Any) -> list[str]:
     forms = [json.dumps(value, ensure_ascii=False)]
     if re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", value):
         forms.append(value.replace(",", ""))
+        if whole := re.fullmatch(r"(-?\d+)\.0+", forms[-1]):  # as JSON writes a whole float from an enum: 88
+            forms.append(whole.group(1))
     if value[:1].islower():
         forms.append(json.dumps(value[:1].upper() + value[1:], ensure_ascii=False))
     return forms

@@ -62,6 +62,9 @@ class Switches:
     of the offered calculator, whose result is then the answer; a local model's expression there takes every number
     of the results and the request's own, and the operators it names (`local_mentions.ExpressionHint`). On the
     everyday tasks' train split it won 7 and lost none (the dev split has no task it applies to, and none changed).
+    With it, a local model's first calling turn on a request whose numbers are all in arithmetic it writes out
+    ("What is (5.0 + 3.0) * 2.0?") writes one of those spans as the calculator's expression
+    (`chain.written_expressions`), and `select` offers the calculator alone for it (`local_parts.written_arithmetic`).
     `dates`: a parameter whose description asks a date format ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the
     request writes ("March 11, 2022"), in that format. `named_items`: a list whose items are choices of an enum
     holds only the choices the request names, when it names some ("a park with a tennis court": ["Tennis Court"],
@@ -69,7 +72,10 @@ class Switches:
     request never gave (a required argument it does not hold, numbers said in words counting:
     `local_mentions.unfounded`) is answered instead: a near miss fills what its tool needs. `fractions`: a number
     parameter whose description asks a fraction ("as a decimal (0.05 for 5%)", "the probability") takes one of the
-    percentages the request writes as its fraction ("8% a year": 0.08), where the request writes some."""
+    percentages the request writes as its fraction ("8% a year": 0.08), where the request writes some. `cues`: a
+    number parameter takes only the request's numbers written beside a word of its name, or else of its description
+    ("over thirty, twenty and five years" for `years`, "275,000 people" for a population described as "number of
+    people"), where some are (`local_cues.cued_numbers`)."""
 
     gate: bool = True
     select: bool = True
@@ -90,6 +96,7 @@ class Switches:
     named_items: bool = True
     founded: bool = True
     fractions: bool = True
+    cues: bool = True
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -128,6 +135,7 @@ class Switches:
             "named_items": self.named_items,
             "founded": self.founded,
             "fractions": self.fractions,
+            "cues": self.cues,
         }
 
     def policy(self) -> CallPolicy:
