@@ -175,7 +175,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
     )
     assert default.local_options()["dates"] and not Switches.parse("dates=off").local_options()["dates"]
     assert default.local_options()["fractions"] and not Switches.parse("fractions=off").local_options()["fractions"]
-    assert default.local_options()["cues"] and not Switches.parse("cues=off").local_options()["cues"]
+    assert not default.local_options()["cues"] and Switches.parse("cues=on").local_options()["cues"]
     assert Switches.parse("vote=on").local_options()["votes"] > 1
     assert Switches.parse("demos=on").local_options()["demos"] is not None
     assert Switches.parse("gate=off, one_call=on").policy().first_turn == "required"
