@@ -207,10 +207,14 @@ def test_the_arithmetic_a_request_writes_out_is_read_when_it_holds_all_the_reque
     assert written_expressions("Compute ((1+2)*(3+4))/7 please") == ["((1+2)*(3+4))/7"]
     assert written_expressions("What is 15% of (200 + 50)?") == []  # the 15 is asked too
     assert written_expressions("Is 10 - 3 more than 5?") == []
-    assert written_expressions("What is 12 times 3?") == []  # said in words: the model writes it
     assert written_expressions("What is 5 + 3) * 2?") == []  # a bracket closed that never opened
     assert written_expressions("How many days from 2024-01-05 to 2024-03-01?") == []  # dates
     assert written_expressions("Count the words in '1 + 1 = 2' please") == []  # quoted data
+    # an operation said in a word between numbers in digits, as its operator; not "over", not a count of times
+    assert written_expressions("How much is 3757 minus 165?") == ["3757 - 165"]
+    assert written_expressions("What is 48 divided by 6 plus 2?") == ["48 / 6 + 2"]
+    assert written_expressions("What is 12 times 3?") == ["12 * 3"]
+    assert written_expressions("What is 20 over 5?") == [] and written_expressions("I ran 3 times in 20 days") == []
 
 
 def test_written_arithmetic_goes_to_the_calculator_alone_with_what_it_writes_as_its_expression():
@@ -227,8 +231,11 @@ def test_written_arithmetic_goes_to_the_calculator_alone_with_what_it_writes_as_
     both = "What is the population of Laos? Also: what is 2 + 3?"
     assert [t.name for t in EachPart(lambda r, t: [t[2]])(both, tools)] == ["calculator", "population"]
     assert [t.name for t in best_tool("What is 144 / 12 + 7?", tools)] == ["calculator"]
+    assert [t.name for t in written_arithmetic("What is twelve times three?", tools)] == ["calculator"]  # in words
     shown = mentioned_required(calculator.spec, "What is (5.0 + 3.0) * 2.0?", expressions=True)
     assert shown.parameters["properties"]["expression"]["enum"] == ["(5.0 + 3.0) * 2.0"]
     assert calculator.spec.parameters["properties"]["expression"].get("enum") is None  # the tool is unchanged
+    said = mentioned_required(calculator.spec, "What is twelve times three?", expressions=True)
+    assert said.parameters["properties"]["expression"]["enum"] == ["12 * 3"]
     assert mentioned_required(calculator.spec, "What is (5.0 + 3.0) * 2.0?") is calculator.spec  # off by default
     assert mentioned_required(adder, "What is (5.0 + 3.0) * 2.0?", expressions=True) is adder

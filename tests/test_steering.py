@@ -462,6 +462,14 @@ def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_onl
     def split(request: str) -> list[str]:
         return [part.request for part in request_parts(request)]
 
+    # a step on the total (sum, product, difference) of the step before is no part of its own; "the total cost"
+    # or "the sum of 4 and 5" says of what, and asks on its own
+    assert split("Add 17 and 25, then multiply the total by 3.") == ["Add 17 and 25, then multiply the total by 3."]
+    assert split("Add 5 and 6. Then, subtract 2 from the sum.") == ["Add 5 and 6. Then, subtract 2 from the sum."]
+    assert split("Find the sum of 4 and 5, then what is the product of 2 and 3?") == [
+        "Find the sum of 4 and 5?",
+        "What is the product of 2 and 3?",
+    ]
     assert split("When does the beginner german course meet? Also: Schedule for french, intermediate?") == [
         "When does the beginner german course meet?",
         "Schedule for french, intermediate?",

@@ -86,6 +86,10 @@ def asks_arithmetic(request: str, tools: Sequence[ToolSpec], said: Sequence[str]
 _EXPRESSION_SPAN = re.compile(r"[(\d][\d.\s()+\-*/×÷]*[\d)]")  # digits, operators, brackets and spaces
 _DATE_LIKE = re.compile(r"\d+[-/]\d+[-/]\d+")  # 2024-01-05, 3/14/2024: dates, not sums
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/"})
+# An operation said in a word between two numbers in digits ("12 times 3"): written as its operator. Not "x" (a
+# "2 x 4" board) nor "over" ("20 over 5 years").
+_SAID_OPERATION = re.compile(r"(?<=\d)\s+(times|multiplied\s+by|plus|minus|divided\s+by)\s+(?=\d)", re.I)
+_SAID_OPERATORS = {"times": "*", "multiplied by": "*", "plus": "+", "minus": "-", "divided by": "/"}
 
 
 def _balanced(span: str) -> str:
@@ -109,9 +113,12 @@ def _closes(span: str) -> bool:
 
 def written_expressions(request: str) -> list[str]:
     """The arithmetic `request` writes out ("What is (5.0 + 3.0) * 2.0?": "(5.0 + 3.0) * 2.0"), `×` and `÷` as
-    `*` and `/`, when those spans hold every number it gives: then an expression tool's call has only them to
-    evaluate. [] when it writes none, or gives a number outside them ("15% of (200 + 50)": the 15 is asked too)."""
-    text = without_quoted(request)
+    `*` and `/`, an operation said in a word between numbers in digits as its operator ("3757 minus 165"), when
+    those spans hold every number it gives: then an expression tool's call has only them to evaluate. [] when it
+    writes none, or gives a number outside them ("15% of (200 + 50)": the 15 is asked too)."""
+    text = _SAID_OPERATION.sub(
+        lambda m: f" {_SAID_OPERATORS[' '.join(m.group(1).lower().split())]} ", without_quoted(request)
+    )
     spans: list[str] = []
     rest = text
     for found in _EXPRESSION_SPAN.finditer(text):

@@ -29,7 +29,7 @@ from toollab.harness.request import RequestParams
 from toollab.models.local_cues import cued_numbers
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
-from toollab.models.local_numbers import said_numbers
+from toollab.models.local_numbers import in_digits, said_numbers
 from toollab.models.local_steering import call_values, value_forms
 from toollab.tools import ToolSpec
 from toollab.tools.arithmetic import without_separators
@@ -197,7 +197,7 @@ def mentioned_required(
     shares: dict[str, list[float]] = {}
     chosen: dict[str, list[Any]] = {}
     unsaid: list[str] = []
-    if expressions and expression_tool([tool]) and (spans := written_expressions(request)):
+    if expressions and expression_tool([tool]) and (spans := written_expressions(in_digits(request))):
         days[EXPRESSION] = spans
     for p, s in properties.items():
         if not isinstance(s, dict):

@@ -42,3 +42,12 @@ def said_numbers(request: str) -> tuple[str, ...]:
     spoken = alpha2digit(_MAGNITUDE.sub(" ", plain), "en", threshold=0)
     found += [n for n in _DIGITS.findall(spoken) if n not in written]
     return tuple(dict.fromkeys(n for n in found if n not in written))
+
+
+@functools.lru_cache(maxsize=64)
+def in_digits(request: str) -> str:
+    """`request` with the numbers it says in words written in digits ("What is twelve times three?": "What is 12
+    times 3?"; text2num's `alpha2digit`, every number however small)."""
+    from text_to_num import alpha2digit
+
+    return str(alpha2digit(request.encode("utf-8", "replace").decode("utf-8"), "en", threshold=0))

@@ -36,6 +36,7 @@ from toollab.harness.chain import expression_tool, written_expressions
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMessage
 from toollab.harness.request import ToolSelector
 from toollab.models.local_names import name_words, same_stem
+from toollab.models.local_numbers import in_digits
 from toollab.retrieval.relevance import tool_scores, without_quoted
 from toollab.tools import ToolSpec
 
@@ -53,9 +54,13 @@ _TELLS = re.compile(
 )
 # Words by which a sentence leans on what came before it: a pronoun for an earlier thing, person or result, "the
 # same", "again", "this" (but "this time", which varies a case the sentence then states whole).
+# "The total" (sum, difference, product) with nothing after it that says of what ("multiply the total by 3", not
+# "the total cost" or "the sum of 4 and 5") is the earlier step's result.
 _POINTS_BACK = re.compile(
     r"\b(?:it|its|itself|they|them|their|these|those|he|him|his|she|her|hers|same|result|results|answer|previous|"
-    r"above|earlier|again|repeat)\b|\bthis\b(?!\s+time)",
+    r"above|earlier|again|repeat)\b|\bthis\b(?!\s+time)|"
+    r"\bthe\s+(?:total|sum|difference|product)\b(?=\s*(?:$|[.,;?!]|(?:by|to|from|with|and|times|plus|minus|"
+    r"divided|multiplied|into)\b))",
     re.I,
 )
 
@@ -247,10 +252,12 @@ class EachPart:
 
 def written_arithmetic(request: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
     """The offered expression tool alone, for a request whose numbers are all in the arithmetic it writes out
-    (`chain.written_expressions`); [] otherwise. To MiniLM "What is 144 / 12 + 7?" fits `add` better than the
-    calculator, which `select` then dropped: SmolLM2 added 144 and 7."""
+    (`chain.written_expressions`, numbers said in words read as digits); [] otherwise. To MiniLM "What is 144 / 12
+    + 7?" fits `add` better than the calculator, which `select` then dropped: SmolLM2 added 144 and 7."""
     name = expression_tool(tools)
-    return [t for t in tools if t.name == name] if name is not None and written_expressions(request) else []
+    if name is None or not written_expressions(in_digits(request)):
+        return []
+    return [t for t in tools if t.name == name]
 
 
 def best_tool(part: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:

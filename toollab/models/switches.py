@@ -63,7 +63,7 @@ class Switches:
     of the results and the request's own, and the operators it names (`local_mentions.ExpressionHint`). On the
     everyday tasks' train split it won 7 and lost none (the dev split has no task it applies to, and none changed).
     With it, a local model's first calling turn on a request whose numbers are all in arithmetic it writes out
-    ("What is (5.0 + 3.0) * 2.0?") writes one of those spans as the calculator's expression
+    ("What is (5.0 + 3.0) * 2.0?", or "twelve times three") writes one of those spans as the calculator's expression
     (`chain.written_expressions`), and `select` offers the calculator alone for it (`local_parts.written_arithmetic`).
     `dates`: a parameter whose description asks a date format ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the
     request writes ("March 11, 2022"), in that format. `named_items`: a list whose items are choices of an enum
