@@ -438,10 +438,10 @@ class LocalModel:
         the prompt (the same turn draws the same candidates). A turn offering tools under a constraint decodes
         under its grammar."""
         said = (self.named_optionals, self.dates, self.named_items, self.fractions, self.cues)
-        if (any(said) or self.operands) and context.request:
-            # the request's written arithmetic on the turn that first calls, not on the chain's step after results
-            # (SmolLM2 called the calculator with "5.0 + 3.0" for "(5.0 + 3.0) * 2.0")
-            written = self.operands and not context.results
+        # the request's written arithmetic on the turn that first calls, not on the chain's step after results
+        # (SmolLM2 called the calculator with "5.0 + 3.0" for "(5.0 + 3.0) * 2.0")
+        written = self.operands and not context.results
+        if (any(said) or written) and context.request:
             tools = [mentioned_required(t, context.request, *said, expressions=written) for t in params.tools]
             params = dataclasses.replace(params, tools=tools)
             if self.dates:

@@ -197,8 +197,9 @@ def mentioned_required(
     shares: dict[str, list[float]] = {}
     chosen: dict[str, list[Any]] = {}
     unsaid: list[str] = []
+    written: dict[str, list[str]] = {}  # an expression tool's expression: the arithmetic the request writes out
     if expressions and expression_tool([tool]) and (spans := written_expressions(in_digits(request))):
-        days[EXPRESSION] = spans
+        written[EXPRESSION] = spans
     for p, s in properties.items():
         if not isinstance(s, dict):
             continue
@@ -216,11 +217,11 @@ def mentioned_required(
             chosen[p] = some
         elif items and p not in required and p not in named and choices(s) is not None:
             unsaid.append(p)
-    if not named and not flags and not days and not shares and not chosen and not unsaid:
+    if not named and not flags and not days and not shares and not chosen and not unsaid and not written:
         return tool
     for p in unsaid:  # an optional list of choices the request names none of is left out, not filled
         del properties[p]
-    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items()]:
+    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items(), *written.items()]:
         properties[p] = {**properties[p], "enum": values}
     for p, values in chosen.items():  # each once at most: SmolLM2 wrote a named choice again after the others
         allowed = {**properties[p]["items"], "enum": values}

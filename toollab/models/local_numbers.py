@@ -30,16 +30,13 @@ def said_numbers(request: str) -> tuple[str, ...]:
     """The numbers `request` says in words or with a magnitude, in digits, each once, in the order said; not the
     numbers it writes in digits. Words are read by text2num (`alpha2digit`, every number however small: "one" of
     "no one" reads as 1 too, a value a call rarely takes); a magnitude multiplies the number before it."""
-    from text_to_num import alpha2digit
-
-    # a lone surrogate (a user's text may hold one) cannot go to text2num, which reads UTF-8
-    plain = without_separators(request).encode("utf-8", "replace").decode("utf-8")
+    plain = without_separators(request)
     found: list[str] = []
     for match in _MAGNITUDE.finditer(plain):
         number, word = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
         found.append(_plain(round(float(number) * _MAGNITUDES[word.lower()], 6)))
     written = set(_DIGITS.findall(plain))
-    spoken = alpha2digit(_MAGNITUDE.sub(" ", plain), "en", threshold=0)
+    spoken = in_digits(_MAGNITUDE.sub(" ", plain))
     found += [n for n in _DIGITS.findall(spoken) if n not in written]
     return tuple(dict.fromkeys(n for n in found if n not in written))
 
@@ -50,4 +47,5 @@ def in_digits(request: str) -> str:
     times 3?"; text2num's `alpha2digit`, every number however small)."""
     from text_to_num import alpha2digit
 
+    # a lone surrogate (a user's text may hold one) cannot go to text2num, which reads UTF-8
     return str(alpha2digit(request.encode("utf-8", "replace").decode("utf-8"), "en", threshold=0))
