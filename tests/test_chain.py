@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from toollab import Agent, tool
 from toollab.harness.chain import arithmetic_left, asks_arithmetic, expression_tool, operators, written_expressions
 from toollab.harness.messages import AssistantMessage, ToolResultMessage, UserMessage
@@ -215,6 +217,44 @@ def test_the_arithmetic_a_request_writes_out_is_read_when_it_holds_all_the_reque
     assert written_expressions("What is 48 divided by 6 plus 2?") == ["48 / 6 + 2"]
     assert written_expressions("What is 12 times 3?") == ["12 * 3"]
     assert written_expressions("What is 20 over 5?") == [] and written_expressions("I ran 3 times in 20 days") == []
+
+
+@pytest.mark.parametrize(
+    ("request_", "written"),
+    [
+        ("What is 15% of 200?", "15 / 100 * 200"),
+        ("How much is 5 percent of 120?", "5 / 100 * 120"),
+        ("What is the sum of 4, 5 and 6?", "4 + 5 + 6"),  # SmolLM2 added 4 and 5 and multiplied 4 by 6: 33.0
+        ("What is the total of 12, 40 and 7?", "12 + 40 + 7"),
+        ("What is the product of 2, 3 and 4?", "2 * 3 * 4"),
+        ("What is the mean of 3, 4, 5 and 6?", "(3 + 4 + 5 + 6) / 4"),
+        ("What is the difference between 1,250 and 300?", "1250 - 300"),
+        ("Add 4, 5 and 6 together.", "4 + 5 + 6"),
+        ("Subtract 9 from 120.", "120 - 9"),
+        ("Divide 100 by 4, then add 5 to the result.", "(100 / 4) + 5"),  # SmolLM2 added 100 and 5: 109.0
+        ("Add 17 and 25, then multiply the total by 3.", "(17 + 25) * 3"),
+        ("Multiply 3 by 4, then add 5, then divide the result by 2.", "((3 * 4) + 5) / 2"),
+        ("What is half of 90?", "90 / 2"),
+        ("What is 12 squared?", "12 * 12"),
+    ],
+)
+def test_arithmetic_said_in_words_is_written_out(request_: str, written: str) -> None:
+    assert written_expressions(request_) == [written]
+    assert asks_arithmetic(request_, [calculator.spec])  # "15% of 200" names no operation the gate reads
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Convert 120 USD to EUR, then add 7 to the result.",  # the 120 is a call's, not arithmetic's
+        "In 2024, divide 100 by 4, then add 5.",  # a number outside the arithmetic
+        "The bill is 80. What is a 15% tip?",  # not a phrasing read: left to the model
+        "I have 3 apples and 4 pears; add them up.",
+        "Count the words in 'the sum of 4, 5 and 6'.",  # quoted data
+    ],
+)
+def test_worded_arithmetic_that_leaves_a_number_out_or_is_not_read_is_not_written(request_: str) -> None:
+    assert written_expressions(request_) == []
 
 
 def test_written_arithmetic_goes_to_the_calculator_alone_with_what_it_writes_as_its_expression():

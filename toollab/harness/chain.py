@@ -24,6 +24,7 @@ from toollab.harness.messages import (
     results_since_request,
     without_quoted,
 )
+from toollab.harness.worded_arithmetic import as_written
 from toollab.tools import ToolSpec
 
 # Words that ask for an operation on numbers, and its operator (a quoted span's words are data, not asked).
@@ -75,21 +76,18 @@ _WRITTEN_OPERATION = re.compile(r"\d\s*[-+*/×÷]\s*\(?\s*\d")  # 3757 - 165, (5
 def asks_arithmetic(request: str, tools: Sequence[ToolSpec], said: Sequence[str] = ()) -> bool:
     """Whether `request` asks arithmetic on numbers it gives (two or more, an operation named or written) while an
     expression tool is offered: it fits the calculator however it is worded ("How much is 3757 minus 165?" is far
-    from any tool's description to MiniLM). `said`: the numbers it gives otherwise than in digits ("twelve")."""
+    from any tool's description to MiniLM), or writes it out (`written_expressions`: "What is 15% of 200?" names no
+    operation). `said`: the numbers it gives otherwise than in digits ("twelve")."""
     if expression_tool(tools) is None:
         return False
     text = without_quoted(request)
     named = operators(request) or _WRITTEN_OPERATION.search(text)
-    return bool(named) and len(_NUMBER.findall(text)) + len(said) >= 2
+    return (bool(named) and len(_NUMBER.findall(text)) + len(said) >= 2) or bool(written_expressions(request))
 
 
 _EXPRESSION_SPAN = re.compile(r"[(\d][\d.\s()+\-*/×÷]*[\d)]")  # digits, operators, brackets and spaces
 _DATE_LIKE = re.compile(r"\d+[-/]\d+[-/]\d+")  # 2024-01-05, 3/14/2024: dates, not sums
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/"})
-# An operation said in a word between two numbers in digits ("12 times 3"): written as its operator. Not "x" (a
-# "2 x 4" board) nor "over" ("20 over 5 years").
-_SAID_OPERATION = re.compile(r"(?<=\d)\s+(times|multiplied\s+by|plus|minus|divided\s+by)\s+(?=\d)", re.I)
-_SAID_OPERATORS = {"times": "*", "multiplied by": "*", "plus": "+", "minus": "-", "divided by": "/"}
 
 
 def _balanced(span: str) -> str:
@@ -113,12 +111,11 @@ def _closes(span: str) -> bool:
 
 def written_expressions(request: str) -> list[str]:
     """The arithmetic `request` writes out ("What is (5.0 + 3.0) * 2.0?": "(5.0 + 3.0) * 2.0"), `×` and `÷` as
-    `*` and `/`, an operation said in a word between numbers in digits as its operator ("3757 minus 165"), when
-    those spans hold every number it gives: then an expression tool's call has only them to evaluate. [] when it
-    writes none, or gives a number outside them ("15% of (200 + 50)": the 15 is asked too)."""
-    text = _SAID_OPERATION.sub(
-        lambda m: f" {_SAID_OPERATORS[' '.join(m.group(1).lower().split())]} ", without_quoted(request)
-    )
+    `*` and `/`, arithmetic said in words of numbers in digits written with operators (`worded_arithmetic`: "3757
+    minus 165", "the sum of 4, 5 and 6", "15% of 200"), when those spans hold every number it gives: then an
+    expression tool's call has only them to evaluate. [] when it writes none, or gives a number outside them ("15%
+    of (200 + 50)": the 15 is asked too)."""
+    text = as_written(without_quoted(request))
     spans: list[str] = []
     rest = text
     for found in _EXPRESSION_SPAN.finditer(text):

@@ -138,6 +138,89 @@ def minus(r: random.Random) -> Drawn:
     return Drawn(f"How much is {a} minus {b}?", Expect(a - b), (("arith", {"expression": f"{a} - {b}"}),))
 
 
+# Arithmetic said in words rather than written: a list's sum or mean, and two operations in steps, the second on
+# the first's result ("Divide 100 by 4, then add 5 to the result": SmolLM2 added 100 and 5).
+
+
+def _three(r: random.Random) -> tuple[int, int, int]:
+    return _n(r, 3, 60), _n(r, 3, 60), _n(r, 3, 60)
+
+
+@template("train", "arith")
+def sum_of(r: random.Random) -> Drawn:
+    a, b, c = _three(r)
+    return Drawn(
+        f"What is the sum of {a}, {b} and {c}?", Expect(a + b + c), (("arith", {"expression": f"{a} + {b} + {c}"}),)
+    )
+
+
+@template("dev", "arith")
+def total_of(r: random.Random) -> Drawn:
+    a, b, c = _three(r)
+    return Drawn(
+        f"What is the total of {a}, {b} and {c}?", Expect(a + b + c), (("arith", {"expression": f"{a} + {b} + {c}"}),)
+    )
+
+
+@template("test", "arith")
+def together(r: random.Random) -> Drawn:
+    a, b, c = _three(r)
+    return Drawn(f"Add {a}, {b} and {c} together.", Expect(a + b + c), (("arith", {"expression": f"{a} + {b} + {c}"}),))
+
+
+@template("train", "arith")
+def average(r: random.Random) -> Drawn:
+    a, b, c = _three(r)
+    expression = f"({a} + {b} + {c}) / 3"
+    return Drawn(
+        f"What is the average of {a}, {b} and {c}?", Expect((a + b + c) / 3), (("arith", {"expression": expression}),)
+    )
+
+
+@template("dev", "arith")
+def mean_of(r: random.Random) -> Drawn:
+    a, b, c = _three(r)
+    d = _n(r, 3, 60)
+    expression = f"({a} + {b} + {c} + {d}) / 4"
+    return Drawn(
+        f"What is the mean of {a}, {b}, {c} and {d}?",
+        Expect((a + b + c + d) / 4),
+        (("arith", {"expression": expression}),),
+    )
+
+
+@template("test", "arith")
+def find_average(r: random.Random) -> Drawn:
+    a, b, c = _three(r)
+    expression = f"({a} + {b} + {c}) / 3"
+    return Drawn(
+        f"Find the average of {a}, {b} and {c}.", Expect((a + b + c) / 3), (("arith", {"expression": expression}),)
+    )
+
+
+@template("train", "arith")
+def multiply_then(r: random.Random) -> Drawn:
+    a, b, c = _n(r, 3, 40), _n(r, 3, 40), _n(r, 2, 50)
+    question = f"Multiply {a} by {b}, then subtract {c} from the result."
+    return Drawn(question, Expect(a * b - c), (("arith", {"expression": f"{a} * {b} - {c}"}),))
+
+
+@template("dev", "arith")
+def divide_then(r: random.Random) -> Drawn:
+    b = _n(r, 2, 12)
+    a, c = b * _n(r, 3, 40), _n(r, 2, 50)
+    question = f"Divide {a} by {b}, then add {c} to the result."
+    return Drawn(question, Expect(a / b + c), (("arith", {"expression": f"{a} / {b} + {c}"}),))
+
+
+@template("test", "arith")
+def subtract_then(r: random.Random) -> Drawn:
+    a, c = _n(r, 50, 200), _n(r, 2, 40)
+    b = _n(r, 2, 9)
+    question = f"Subtract {c} from {a}, then multiply the result by {b}."
+    return Drawn(question, Expect((a - c) * b), (("arith", {"expression": f"({a} - {c}) * {b}"}),))
+
+
 # ---- lookups -------------------------------------------------------------------------------------------------
 
 
