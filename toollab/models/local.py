@@ -353,7 +353,11 @@ class LocalModel:
             shown, offered, several = tools, params.tools, part.several
             if select is not None:
                 own = [t for t in tools if t.name != params.finish]
-                chosen = select(part.request, own) if several else best_tool(part.request, own)
+                chosen: Sequence[ToolSpec]
+                if part.tool_of is not None:  # an ask done again: the ask's tool
+                    chosen = best_tool(part.tool_of, own)
+                else:
+                    chosen = select(part.request, own) if several else best_tool(part.request, own)
                 shown = [*chosen, *(t for t in tools if t.name == params.finish)]
                 offered = [t for t in params.tools if t in shown] or params.tools
             asks = dataclasses.replace(params, tools=offered, parallel=several)

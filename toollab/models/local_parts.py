@@ -22,6 +22,10 @@ A request that states its cases one by one with ordinals ("... for three cases: 
 has ..., and the third has ...", "First: ... Second: ...") splits at them: each part is what comes before the
 first ordinal (what to do for each), its own case, and a closing sentence that speaks of them all ("How long does
 each take?").
+
+A clause that asks for the same again with other values ("... over 5 years? Can you do the same but for 10 years
+instead?") is a part of its own: the ask before it with the clause's values in place (`local_repeats`), shown the
+one tool that fits that ask best.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMe
 from toollab.harness.request import ToolSelector
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_numbers import in_digits
+from toollab.models.local_repeats import again_clause, done_again
 from toollab.retrieval.relevance import tool_scores, without_quoted
 from toollab.tools import ToolSpec
 
@@ -71,6 +76,7 @@ class Part:
 
     request: str
     several: bool
+    tool_of: str | None = None  # an ask done again for other values: one tool, the one that fits the ask best
 
 
 def request_parts(request: str) -> list[Part]:
@@ -80,6 +86,8 @@ def request_parts(request: str) -> list[Part]:
     Second, ... Lastly, ..."); a request that does not split so may split at its ordinals."""
     if marked := marked_parts(request):
         return marked
+    if again := parts_done_again(request):
+        return again
     pieces: list[str] = []
     for piece in _BOUNDARY.split(request.strip()):
         rest = _LEAD.sub("", piece)
@@ -96,6 +104,26 @@ def request_parts(request: str) -> list[Part]:
     if any(len(p.split()) < 2 for p in parts):
         return [Part(request, lists_several(request))]
     return [Part(_capital(p), lists_several(p)) for p in parts]
+
+
+def parts_done_again(request: str) -> list[Part]:
+    """The parts of a request that asks for the same again with other values ("... over 5 years? Can you do the
+    same but for 10 years instead?"): the parts before that clause, the last of them done again with the clause's
+    values (`local_repeats.done_again`), and the parts after it; [] when it has no such clause, the clause's values
+    find no place in the ask before it, or there would be more than MAX_PARTS."""
+    around = again_clause(request)
+    if around is None:
+        return []
+    before, clause, after = around
+    head = request_parts(before)
+    redone = done_again(head[-1].request, clause)
+    if redone is None:
+        return []
+    # its tool is the ask's: to MiniLM "Progress of Winter Coats toward $2,000,000" fit the donation tool better
+    redo = Part(redone, lists_several(redone), tool_of=head[-1].request)
+    rest = _capital(_LEAD.sub("", after).strip()) if len(after.split()) >= 2 else ""
+    parts = [*head, redo, *(request_parts(rest) if rest else [])]
+    return parts if len(parts) <= MAX_PARTS else []
 
 
 # Inside a sentence: ", and then", ", and also", ", then", "; then" (or "and then" / "and also" without the comma)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Sequence
 from datetime import date, datetime
 from itertools import combinations, permutations
@@ -199,6 +200,59 @@ def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tup
     return question, [_answer(fn, slots, values | case) for case in cases]
 
 
+# A request to do one ask again with another value: the ask, then "the same" for the new value(s), said as the
+# template says the value (with its "$", its unit, "%"), or by the parameter's name where the template gives it bare.
+_AGAIN = (
+    "{q}, and then do the same for {new}{end}",
+    "{q} Then do the same for {new}.",
+    "{q} Can you do the same but for {new} instead?",
+    "{q} And the same for {new}, please.",
+    "{q} After that, I need the same with {new}.",
+)
+_NOT_UNITS = {"and", "or", "at", "for", "in", "on", "of", "to", "with", "over", "a", "an", "the", "is", "per", "by"}
+
+
+def _again_text(prm: Param, template: str, value: Any) -> str:
+    """`value` as a request to do the same again says it: "$20,000 loan", "10 years", "3.5%", "Porto", or "a sample
+    size of 150" where the template writes the number with nothing telling after it."""
+    text = _text(prm, value)
+    if prm.type not in ("integer", "float"):
+        return text
+    found = re.search(r"(\$?)\{" + prm.name + r"\}(%|\s+[A-Za-z][\w-]*)?", template)
+    dollar, after = (found.group(1), found.group(2) or "") if found else ("", "")
+    if after.strip().lower() in _NOT_UNITS:
+        after = ""
+    if not after and not dollar and not prm.percent:
+        named = prm.name.replace("_", " ")
+        return f"{named} of {text}" if named.startswith("my ") else f"a {named} of {text}"
+    return f"{dollar}{text}{after}"
+
+
+def ask_again(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
+    """One ask of `fn`, then the same again for `k` other values of one parameter ("What is the monthly payment on
+    a $18,500 loan at 4.2% over 5 years? Can you do the same but for 10 years instead?"), and the 1 + k calls'
+    possible answers; None when the template has no slot to vary or `tries` draws all repeated a value."""
+    template = rng.choice(fn.asks)
+    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type not in ("boolean", "array")]
+    listable = [prm for prm in listable if len(_pool(prm)) > k]
+    if not listable:
+        return None
+    varied = rng.choice(listable)
+    first, *others = rng.sample(list(_pool(varied)), k + 1)
+    values = {prm.name: rng.choice(_pool(prm)) for prm in fn.params} | {varied.name: first}
+    said = [str(v) for v in (*values.values(), *others)]
+    if len(set(said)) < len(said):
+        return ask_again(fn, rng, k, tries - 1) if tries > 1 else None
+    question = template.format(**{prm.name: _text(prm, values[prm.name]) for prm in fn.params})
+    texts = [_again_text(varied, template, v) for v in others]
+    new = ", ".join(texts[:-1]) + " and " + texts[-1] if k > 1 else texts[0]
+    end = question[-1] if question[-1] in "?.!" else "."
+    form = rng.choice(_AGAIN)
+    again = form.format(q=question.rstrip("?.!") if form.startswith("{q},") else question, new=new, end=end)
+    slots = _slots(fn, template)
+    return again, [_answer(fn, slots, values | {varied.name: v}) for v in (first, *others)]
+
+
 def _asks(fn: Fn, rng: random.Random, listed: bool) -> tuple[str, list[dict[str, Any]]]:
     """A question for `fn` and its calls' possible answers: when `listed`, two or three values of one parameter
     listed (`ask_list`) where its template has a slot to list, else one call."""
@@ -335,7 +389,11 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
         return _item(category, split, i, question, offered, [answer])
     if category == "synth_parallel":
         fn = rng.choice(pool)
-        if i % 2:  # odd items list one parameter's values in one question, as people often ask
+        if i % 8 == 1:  # an eighth ask once, then "the same" for other values ("..., and then do the same for X")
+            again = ask_again(fn, rng, rng.randint(1, 2))
+            if again is not None:
+                return _item(category, split, i, again[0], [fn], again[1])
+        elif i % 2:  # the other odd items list one parameter's values in one question, as people often ask
             listed = ask_list(fn, rng, rng.randint(2, 4))
             if listed is not None:
                 return _item(category, split, i, listed[0], [fn], listed[1])
@@ -355,7 +413,10 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
     if category == "synth_parallel_multiple":
         family = rng.choice([f for f in fams if len(f.functions) > 1] or fams)
         first, second = rng.sample(list(family.functions), 2) if len(family.functions) > 1 else rng.sample(pool, 2)
-        if i % 2:  # half ask one function or both for several values at once: 3 or 4 calls
+        if i % 8 == 1 and (again := ask_again(second, rng, 1)) is not None:  # the second, then the same again
+            (q1, a1), (q2, c2) = ask(first, rng), again
+            c1 = [a1]
+        elif i % 2:  # half ask one function or both for several values at once: 3 or 4 calls
             (q1, c1), (q2, c2) = _asks(first, rng, listed=True), _asks(second, rng, listed=i % 4 == 3)
         else:
             (q1, a1), (q2, a2) = ask(first, rng), ask(second, rng)

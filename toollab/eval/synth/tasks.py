@@ -146,79 +146,65 @@ def _three(r: random.Random) -> tuple[int, int, int]:
     return _n(r, 3, 60), _n(r, 3, 60), _n(r, 3, 60)
 
 
+def _arith(question: str, value: float, expression: str) -> Drawn:
+    """A task the calculator answers in one call of `expression`."""
+    return Drawn(question, Expect(value), (("arith", {"expression": expression}),))
+
+
 @template("train", "arith")
 def sum_of(r: random.Random) -> Drawn:
     a, b, c = _three(r)
-    return Drawn(
-        f"What is the sum of {a}, {b} and {c}?", Expect(a + b + c), (("arith", {"expression": f"{a} + {b} + {c}"}),)
-    )
+    return _arith(f"What is the sum of {a}, {b} and {c}?", a + b + c, f"{a} + {b} + {c}")
 
 
 @template("dev", "arith")
 def total_of(r: random.Random) -> Drawn:
     a, b, c = _three(r)
-    return Drawn(
-        f"What is the total of {a}, {b} and {c}?", Expect(a + b + c), (("arith", {"expression": f"{a} + {b} + {c}"}),)
-    )
+    return _arith(f"What is the total of {a}, {b} and {c}?", a + b + c, f"{a} + {b} + {c}")
 
 
 @template("test", "arith")
 def together(r: random.Random) -> Drawn:
     a, b, c = _three(r)
-    return Drawn(f"Add {a}, {b} and {c} together.", Expect(a + b + c), (("arith", {"expression": f"{a} + {b} + {c}"}),))
+    return _arith(f"Add {a}, {b} and {c} together.", a + b + c, f"{a} + {b} + {c}")
 
 
 @template("train", "arith")
 def average(r: random.Random) -> Drawn:
     a, b, c = _three(r)
-    expression = f"({a} + {b} + {c}) / 3"
-    return Drawn(
-        f"What is the average of {a}, {b} and {c}?", Expect((a + b + c) / 3), (("arith", {"expression": expression}),)
-    )
+    return _arith(f"What is the average of {a}, {b} and {c}?", (a + b + c) / 3, f"({a} + {b} + {c}) / 3")
 
 
 @template("dev", "arith")
 def mean_of(r: random.Random) -> Drawn:
-    a, b, c = _three(r)
-    d = _n(r, 3, 60)
-    expression = f"({a} + {b} + {c} + {d}) / 4"
-    return Drawn(
-        f"What is the mean of {a}, {b}, {c} and {d}?",
-        Expect((a + b + c + d) / 4),
-        (("arith", {"expression": expression}),),
-    )
+    (a, b, c), d = _three(r), _n(r, 3, 60)
+    return _arith(f"What is the mean of {a}, {b}, {c} and {d}?", (a + b + c + d) / 4, f"({a} + {b} + {c} + {d}) / 4")
 
 
 @template("test", "arith")
 def find_average(r: random.Random) -> Drawn:
     a, b, c = _three(r)
-    expression = f"({a} + {b} + {c}) / 3"
-    return Drawn(
-        f"Find the average of {a}, {b} and {c}.", Expect((a + b + c) / 3), (("arith", {"expression": expression}),)
-    )
+    return _arith(f"Find the average of {a}, {b} and {c}.", (a + b + c) / 3, f"({a} + {b} + {c}) / 3")
 
 
 @template("train", "arith")
 def multiply_then(r: random.Random) -> Drawn:
     a, b, c = _n(r, 3, 40), _n(r, 3, 40), _n(r, 2, 50)
-    question = f"Multiply {a} by {b}, then subtract {c} from the result."
-    return Drawn(question, Expect(a * b - c), (("arith", {"expression": f"{a} * {b} - {c}"}),))
+    return _arith(f"Multiply {a} by {b}, then subtract {c} from the result.", a * b - c, f"{a} * {b} - {c}")
 
 
 @template("dev", "arith")
 def divide_then(r: random.Random) -> Drawn:
     b = _n(r, 2, 12)
     a, c = b * _n(r, 3, 40), _n(r, 2, 50)
-    question = f"Divide {a} by {b}, then add {c} to the result."
-    return Drawn(question, Expect(a / b + c), (("arith", {"expression": f"{a} / {b} + {c}"}),))
+    return _arith(f"Divide {a} by {b}, then add {c} to the result.", a / b + c, f"{a} / {b} + {c}")
 
 
 @template("test", "arith")
 def subtract_then(r: random.Random) -> Drawn:
     a, c = _n(r, 50, 200), _n(r, 2, 40)
     b = _n(r, 2, 9)
-    question = f"Subtract {c} from {a}, then multiply the result by {b}."
-    return Drawn(question, Expect((a - c) * b), (("arith", {"expression": f"({a} - {c}) * {b}"}),))
+    return _arith(f"Subtract {c} from {a}, then multiply the result by {b}.", (a - c) * b, f"({a} - {c}) * {b}")
 
 
 # ---- lookups -------------------------------------------------------------------------------------------------

@@ -1,0 +1,112 @@
+"""An ask done again for other values ("... Can you do the same but for 10 years instead?") read as the ask and the
+ask with the new values in place (`local_repeats`, used by `decompose` through `request_parts`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toollab.models.local_parts import request_parts
+from toollab.models.local_repeats import again_clause, done_again
+
+
+@pytest.mark.parametrize(
+    ("request_", "again"),
+    [
+        # a number by its unit: SmolLM2 made up the second call's principal (10500) from the clause alone
+        (
+            "What is the monthly payment on a $18,500 loan at 4.2% over 5 years? And can you do the same but for 10 "
+            "years instead?",
+            "What is the monthly payment on a $18,500 loan at 4.2% over 10 years?",
+        ),
+        # a list takes its one value's place; a number said in words is read as digits where it must be
+        (
+            "What is the monthly payment on a $36,000 loan at 5.0% over twenty years? Can you do the same but for "
+            "3.5% and 6.75% instead?",
+            "What is the monthly payment on a $36,000 loan at 3.5% and 6.75% over twenty years?",
+        ),
+        # a number by the words before it
+        (
+            "What is the probability with a standard deviation of 10, sample size of 50 and sample mean of 25? And "
+            "can you do the same but for a sample size of 150 instead?",
+            "What is the probability with a standard deviation of 10, sample size of 150 and sample mean of 25?",
+        ),
+        (
+            "When is the last frost usually in Porto, and then do the same for Kraków?",
+            "When is the last frost usually in Kraków?",
+        ),
+        (
+            "How much climbing is on Eagle Ridge in meters? Then do the same for Summit Path and Blue Lake Trail.",
+            "How much climbing is on Summit Path and Blue Lake Trail in meters?",
+        ),
+        # a name whose words read as a number ("Two Wheels Depot") stays a name; a date's month is no name
+        (
+            "Can Spoke & Chain service my bicycle on the 30th of November 2027? After that, I need the same with "
+            "Hill Climb Cycles and Two Wheels Depot.",
+            "Can Hill Climb Cycles and Two Wheels Depot service my bicycle on the 30th of November 2027?",
+        ),
+        (
+            "Find restaurants in Los Angeles, CA that are open until at least 22:00, and then do the same for San "
+            "Francisco, CA and Seattle, WA?",
+            "Find restaurants in San Francisco, CA and Seattle, WA that are open until at least 22:00?",
+        ),
+        # the apostrophes of "I'm" and "What's" quote nothing; "rating" is the cue "rated" gives
+        (
+            "I'm rated 1875 and got a loss against a 1450. What's my new rating, and then do the same for my rating "
+            "of 1200?",
+            "I'm rated 1200 and got a loss against a 1450. What's my new rating?",
+        ),
+        # a quoted span by the words before it
+        (
+            "Calculate the area under 'x^3' between 2 and 5 using the 'trapezoid' method, and then do the same "
+            "calculation but using the 'simpson' method?",
+            "Calculate the area under 'x^3' between 2 and 5 using the 'simpson' method?",
+        ),
+    ],
+)
+def test_an_ask_done_again_is_the_ask_with_the_new_values_in_place(request_: str, again: str) -> None:
+    around = again_clause(request_)
+    assert around is not None
+    before, clause, _ = around
+    assert done_again(before, clause) == again
+    parts = request_parts(request_)
+    assert [p.request for p in parts] == [before, again] and parts[1].tool_of == before
+
+
+def test_the_ask_done_again_is_the_last_part_before_it_and_parts_after_it_stay() -> None:
+    joined = (
+        "Monthly payment for borrowing $240,000 over fifteen years at 4.2%, without insurance? Additionally, how much "
+        "interest do I pay in total on $1,250,000 borrowed for 30 years at 4.2%? And the same for 6.75%, please. "
+        "Also, where is Harbor City FC in the table?"
+    )
+    assert [p.request for p in request_parts(joined)] == [
+        "Monthly payment for borrowing $240,000 over fifteen years at 4.2%, without insurance?",
+        "How much interest do I pay in total on $1,250,000 borrowed for 30 years at 4.2%?",
+        "How much interest do I pay in total on $1,250,000 borrowed for 30 years at 6.75%?",
+        "Where is Harbor City FC in the table?",
+    ]
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "What spacing do carrots need, and then do the same for zucchini and beans?",  # lowercase words: not read
+        "Is 10 more than 5? Then do the same for 7.",  # two numbers, nothing tells which one 7 replaces
+        "What is the weather in Oslo? Then do the same again.",  # no value given
+    ],
+)
+def test_a_clause_whose_values_find_no_one_place_is_left_as_it_was(request_: str) -> None:
+    around = again_clause(request_)
+    assert around is None or done_again(*around[:2]) is None
+    assert not any(p.tool_of for p in request_parts(request_))
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "The second charge is 3 coulombs and is placed 4 meters from the same point.",
+        "Drop a ball from 10 meters, and then from 20 meters with the same initial velocity.",
+        "Tell me the population of Oslo. Is it the same as in Bergen?",
+    ],
+)
+def test_the_same_thing_named_is_no_ask_to_do_it_again(request_: str) -> None:
+    assert again_clause(request_) is None

@@ -1,0 +1,192 @@
+"""An ask done again for other values: "What is the monthly payment on a $18,500 loan at 4.2% over 5 years? Can you
+do the same but for 10 years instead?" read as the ask, and the ask with 10 years in place of 5.
+
+Seen alone, "do the same but for 10 years instead" names no loan, and seen with the ask before it SmolLM2-135M
+made up the second call's principal (10500) or ended the turn after the first call. The clause that asks for the
+same again is rewritten as the ask it repeats, each value it gives put where the ask gives a value of its kind: a
+quoted span for a quoted span, a name in capitals for the ask's one name, a number for the number written with the
+same unit, "$" or words before it ("a sample size of 150" for "sample size of 50"), or for the ask's one number.
+A list ("for Summit Path and Blue Lake Trail") takes its one value's place, and the rewritten ask lists them.
+Where a value finds no place, or finds two, the clause is left as it was. Lowercase words ("do the same for
+carrots") are not read: which word of the ask is a value is not known without the tools.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from toollab.models.local_numbers import in_digits
+
+# The clause: after a sentence's end or a join (", and then", ", then", "; "), up to its sentence's end, asking for
+# the same (thing, calculation, information) again, for (with, using, ...) what it names.
+_START = re.compile(r"(?:(?<=[.?!])\s+|,?\s+and\s+then\s+|,\s*then\s+|;\s*)")
+_CLAUSE = re.compile(
+    r"(?:(?:and|then|also|next|after\s+that|afterwards|finally|lastly)\b[,:]?\s+)*"
+    r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:also\s+)?|please\s+|i\s+(?:need|want|would\s+like)\s+)?"
+    r"(?:(?:do|repeat|tell\s+me|give\s+me|get|find|calculate|compute|provide|show\s+me|fetch|check)\s+)?"
+    r"(?:the\s+same|the\s+same\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|"
+    r"process|computation|task))\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?(?:for|with|using|in|at|on|over|from)\s+"
+    r"(?P<new>.+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
+    re.I,
+)
+_SENTENCE = re.compile(r"[.?!](?=\s|$)")
+
+_QUOTED = r"(?<!\w)'[^']+'(?!\w)|\"[^\"]+\""  # not the apostrophes of "I'm ... What's"
+_NAME = r"[A-Z][\w'&-]*(?:\.(?=\w))?[\w'&-]*(?:\s+(?:[A-Z0-9][\w'&-]*|&|of|de|la|du|von))*(?:,\s*[A-Z]{2}\b)?"
+_NUMBER = r"(?P<dollar>\$)?(?P<number>(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?)(?P<unit>%|-?\s?[A-Za-z][\w-]*)?"
+_JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+_NOT_UNITS = {"and", "or", "instead", "please", "this", "time", "too", "as", "well", "at", "for", "in", "on", "of",
+              "to", "with", "over", "a", "an", "the", "is", "per", "by", "from", "than", "then"}  # fmt: skip
+_STOP = _NOT_UNITS | {"i", "my", "me", "what", "how", "much", "many", "is", "are", "be", "do", "does", "will", "it"}
+_MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"}  # fmt: skip
+_OPENERS = {"What", "Where", "When", "How", "Is", "Are", "Can", "Could", "Would", "Which", "Who", "Does", "Do", "Will",
+            "Should", "Please", "Find", "Get", "Tell", "Give", "Show", "Book", "Schedule", "If", "I", "I'm", "And",
+            "Then", "Also", "After", "Calculate", "Compute", "Fetch", "Check", "Set", "Turn", "Order"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value as a request writes it: its kind, its span, and the words around it that tell what it is."""
+
+    kind: str  # "quoted", "name" or "number"
+    start: int
+    end: int
+    cues: frozenset[str]
+
+
+def again_clause(request: str) -> tuple[str, str, str] | None:
+    """The request around its first clause that asks for the same again: (what comes before, the clause, what
+    comes after it); None when it has none."""
+    for start in _START.finditer(request):
+        stop = _SENTENCE.search(request, start.end())
+        end = stop.end() if stop else len(request)
+        clause = request[start.end() : end].strip()
+        if found := _CLAUSE.fullmatch(clause):
+            before = request[: start.start()].strip().rstrip(",;")
+            before += "" if before[-1:] in ".?!" else found.group("end") or "."  # "..., and then do the same ...?"
+            return before, clause, request[end:].strip()
+    return None
+
+
+def done_again(ask: str, clause: str) -> str | None:
+    """`ask` with each value `clause` gives (a clause that `again_clause` found) in place of the ask's value of its
+    kind (see the module's docstring); None when a value finds no place or two, or the clause gives none. Numbers
+    said in words are read as digits where the words as written do not place every value ("over twenty years"
+    for "for 10 years"; not first, as "Two Wheels Depot" is a name)."""
+    done = _done_again(ask, clause)
+    if done is None and (in_digits(ask), in_digits(clause)) != (ask, clause):
+        return _done_again(in_digits(ask), in_digits(clause))
+    return done
+
+
+def _done_again(ask: str, clause: str) -> str | None:
+    found = _CLAUSE.fullmatch(clause)
+    if found is None:
+        return None
+    # the values are read in the whole clause, for the words before them ("using the 'simpson' method"), but taken
+    # only after "the same ... for"; a name there may open the words ("for Kraków")
+    given = [v for v in _values(clause, opening=found.start("new")) if v.start >= found.start("new")]
+    places = _values(ask)
+    if not given:
+        return None
+    replacements: list[tuple[int, int, str]] = []
+    for value in given:
+        place = _place(value, places)
+        if place is None or any(place.start == s for s, _, _ in replacements):
+            return None
+        text = clause[value.start : value.end]
+        end = place.end if value.kind != "number" or _unit(value, clause) else place.start + _digits_end(ask, place)
+        replacements.append((place.start, end, text))
+    for start, end, text in sorted(replacements, reverse=True):
+        ask = ask[:start] + text + ask[end:]
+    return ask if ask[-1:] in ".?!" else ask + (found.group("end") or ".")
+
+
+def _digits_end(ask: str, place: Value) -> int:
+    """The length of a number's "$" and digits from its start (what is replaced when the new value has no unit)."""
+    written = re.match(r"\$?\d+(?:,\d{3})*(?:\.\d+)?", ask[place.start :])
+    return written.end() if written else place.end - place.start
+
+
+def _unit(value: Value, text: str) -> bool:
+    return re.search(r"(?:%|[A-Za-z][\w-]*)$", text[value.start : value.end]) is not None
+
+
+def _place(value: Value, places: list[Value]) -> Value | None:
+    """Where in the ask `value` goes: the one value of its kind, or the one of its kind sharing the most cues."""
+    same = [p for p in places if p.kind == value.kind]
+    if len(same) == 1:
+        return same[0]
+    scores = [len(value.cues & p.cues) for p in same]
+    best = max(scores, default=0)
+    if best == 0 or scores.count(best) > 1:
+        return None
+    return same[scores.index(best)]
+
+
+def _values(text: str, opening: int = -1) -> list[Value]:
+    """The values `text` writes: quoted spans, names in capitals (not a sentence's opening word), and numbers,
+    each list of them ("Summit Path and Blue Lake Trail", "3.5% and 6.75%") one value. A name that starts at
+    `opening` is a name even when it is one word."""
+    found: list[Value] = []
+    taken = [False] * len(text)
+    for kind, pattern in (("quoted", _QUOTED), ("name", _NAME), ("number", _NUMBER)):
+        listed = re.compile(rf"(?:{pattern})(?:{_JOIN}(?:{pattern.replace('?P<', '?P<_')}))*")
+        for match in listed.finditer(text):
+            start, end = match.span()
+            if any(taken[start:end]):
+                continue
+            if kind == "name" and start != opening and (start := _name_start(text, start, match.group())) >= end:
+                continue
+            if kind == "number":
+                end = _number_end(text, match)
+            found.append(Value(kind, start, end, _cues(text, start, end, kind)))
+            taken[start:end] = [True] * (end - start)
+    return sorted(found, key=lambda v: v.start)
+
+
+def _number_end(text: str, match: re.Match[str]) -> int:
+    """Where a number (or a list of them) ends: after its unit, unless the word after it is no unit."""
+    unit = match.group("unit") or ""
+    last = re.search(r"(?:%|-?\s?[A-Za-z][\w-]*)$", match.group())
+    if unit and last and last.group().strip(" -").lower() in _NOT_UNITS:
+        return match.end() - len(last.group())
+    return match.end()
+
+
+def _name_start(text: str, start: int, name: str) -> int:
+    """Where a name found in capitals starts once the words that open a sentence ("Can Spoke & Chain ...": Spoke)
+    are left out, and a lone word opening a sentence is no name; past its end when nothing is left, or it is a
+    date's month ("July 2027")."""
+    words = name.split()
+    while words and words[0].rstrip(",") in _OPENERS:
+        start += len(words[0])
+        start += len(text[start:]) - len(text[start:].lstrip())
+        words = words[1:]
+    opening = start == 0 or re.search(r"[.?!:]\s*$", text[:start]) is not None
+    if opening and len(words) >= 3 and words[1] in ("of", "de", "la", "du", "von"):  # "Progress of Library Renewal"
+        start = text.index(words[2], start)
+        words = words[2:]
+    if not words or not words[0][0].isupper() or (opening and len(words) == 1) or words[0] in _MONTHS:
+        return len(text)
+    return start
+
+
+def _cues(text: str, start: int, end: int, kind: str) -> frozenset[str]:
+    """The words that tell what a value is: the two content words before it, its unit, and "$"."""
+    before = [w.lower() for w in re.findall(r"[A-Za-z][\w-]*", text[max(0, start - 40) : start])[-3:]]
+    cues = {_stem(w) for w in before if w not in _STOP}
+    if kind == "number":
+        span = text[start:end]
+        if span.startswith("$"):
+            cues.add("$")
+        if unit := re.search(r"(%|[A-Za-z][\w-]*)$", span):
+            cues.add(_stem(unit.group().lower()))
+    return frozenset(cues)
+
+
+def _stem(word: str) -> str:
+    """A word without its ending: "rated" and "rating" alike, "years" as "year"."""
+    return re.sub(r"(?:ing|ed|es|s)$", "", word) if len(word) > 4 else word
