@@ -234,6 +234,7 @@ def test_the_arithmetic_a_request_writes_out_is_read_when_it_holds_all_the_reque
         ("Divide 100 by 4, then add 5 to the result.", "(100 / 4) + 5"),  # SmolLM2 added 100 and 5: 109.0
         ("Add 17 and 25, then multiply the total by 3.", "(17 + 25) * 3"),
         ("Multiply 3 by 4, then add 5, then divide the result by 2.", "((3 * 4) + 5) / 2"),
+        ("Divide 100 by 4. Then add 5.", "(100 / 4) + 5"),
         ("What is half of 90?", "90 / 2"),
         ("What is 12 squared?", "12 * 12"),
     ],
@@ -241,6 +242,20 @@ def test_the_arithmetic_a_request_writes_out_is_read_when_it_holds_all_the_reque
 def test_arithmetic_said_in_words_is_written_out(request_: str, written: str) -> None:
     assert written_expressions(request_) == [written]
     assert asks_arithmetic(request_, [calculator.spec])  # "15% of 200" names no operation the gate reads
+
+
+def test_the_steps_of_one_computation_are_one_part_and_other_asks_split_off() -> None:
+    from toollab.models.local_parts import request_parts
+
+    # "Subtract 2." alone had no number to subtract from: the default agent answered 42 and 4.0
+    assert [p.request for p in request_parts("Multiply 6 by 7, then subtract 2.")] == [
+        "Multiply 6 by 7, then subtract 2."
+    ]
+    assert [p.request for p in request_parts("What is 2 + 3. Then what is the weather in Oslo?")] == [
+        "What is 2 + 3.",
+        "What is the weather in Oslo?",
+    ]
+    assert len(request_parts("What is 2 + 3? Also, what is 4 * 5?")) == 2  # two computations
 
 
 @pytest.mark.parametrize(

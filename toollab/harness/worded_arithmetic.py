@@ -58,7 +58,7 @@ def _pair(template: str, one: bool = False) -> Callable[[re.Match[str]], str]:
 
 
 _A, _B = rf"(?P<a>{_N})", rf"(?P<b>{_N})"
-_THEN = rf"(?P<first>{_EXPRESSION})\s*[,;]?\s*(?:and\s+)?then\s+"
+_THEN = rf"(?P<first>{_EXPRESSION})\s*[,;.]?\s*(?:and\s+)?then\s+"  # "..., then add 5", "... . Then add 5"
 _REWRITES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (
         re.compile(r"(?<=\d)\s+(times|multiplied\s+by|plus|minus|divided\s+by)\s+(?=\d)", re.I),

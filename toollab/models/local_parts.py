@@ -84,6 +84,16 @@ def request_parts(request: str) -> list[Part]:
     when it does not split, or splits into more than MAX_PARTS or into a part with nothing left to ask. Joined
     requests split first ("Also: ...", "Then, ..."), unless they number their asks at sentence starts ("First, ...
     Second, ... Lastly, ..."); a request that does not split so may split at its ordinals."""
+    parts = _split(request)
+    # one computation in steps ("Multiply 6 by 7, then subtract 2.": "(6 * 7) - 2") that no part holds whole
+    spans = written_expressions(in_digits(request)) if len(parts) > 1 else []
+    if len(spans) == 1 and not any(spans[0] in written_expressions(in_digits(p.request)) for p in parts):
+        return [Part(request, False)]
+    return parts
+
+
+def _split(request: str) -> list[Part]:
+    """The request's parts as `request_parts` finds them, before it joins the steps of one computation."""
     if marked := marked_parts(request):
         return marked
     if again := parts_done_again(request):
