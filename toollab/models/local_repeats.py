@@ -25,8 +25,8 @@ _CLAUSE = re.compile(
     r"(?:(?:and|then|also|next|after\s+that|afterwards|finally|lastly)\b[,:]?\s+)*"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:also\s+)?|please\s+|i\s+(?:need|want|would\s+like)\s+)?"
     r"(?:(?:do|repeat|tell\s+me|give\s+me|get|find|calculate|compute|provide|show\s+me|fetch|check)\s+)?"
-    r"(?:the\s+same|the\s+same\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|"
-    r"process|computation|task))\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?(?:for|with|using|in|at|on|over|from)\s+"
+    r"the\s+same(?:\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|process|"
+    r"computation|task))?\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?(?:for|with|using|in|at|on|over|from)\s+"
     r"(?P<new>.+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
     re.I,
 )
