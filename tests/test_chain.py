@@ -236,6 +236,8 @@ def test_the_arithmetic_a_request_writes_out_is_read_when_it_holds_all_the_reque
         ("Multiply 3 by 4, then add 5, then divide the result by 2.", "((3 * 4) + 5) / 2"),
         ("Divide 100 by 4. Then add 5.", "(100 / 4) + 5"),
         ("What is half of 90?", "90 / 2"),
+        ("What is the sum of 4, 5 and 6 times 2?", "(4 + 5 + 6) * 2"),  # what is said next applies to all of it
+        ("What is 20% of 150 plus 10?", "(20 / 100 * 150) + 10"),
         ("What is 12 squared?", "12 * 12"),
     ],
 )
@@ -266,6 +268,7 @@ def test_the_steps_of_one_computation_are_one_part_and_other_asks_split_off() ->
         "The bill is 80. What is a 15% tip?",  # not a phrasing read: left to the model
         "I have 3 apples and 4 pears; add them up.",
         "Count the words in 'the sum of 4, 5 and 6'.",  # quoted data
+        "What is 10% of the sum of 100 and 50?",  # a percentage of a sum: not read, so the 10 is outside
     ],
 )
 def test_worded_arithmetic_that_leaves_a_number_out_or_is_not_read_is_not_written(request_: str) -> None:

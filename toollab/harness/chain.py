@@ -24,7 +24,7 @@ from toollab.harness.messages import (
     results_since_request,
     without_quoted,
 )
-from toollab.harness.worded_arithmetic import as_written
+from toollab.harness.worded_arithmetic import as_written, enclosed
 from toollab.tools import ToolSpec
 
 # Words that ask for an operation on numbers, and its operator (a quoted span's words are data, not asked).
@@ -121,8 +121,10 @@ def written_expressions(request: str) -> list[str]:
     for found in _EXPRESSION_SPAN.finditer(text):
         span = _balanced(found.group().strip())
         if _WRITTEN_OPERATION.search(span) and not _DATE_LIKE.search(span) and _closes(span):
-            spans.append(span.translate(_SYMBOLS))
             rest = rest.replace(span, " ", 1)
+            while enclosed(span):  # "(2 + 3)": the brackets hold it all
+                span = span[1:-1].strip()
+            spans.append(" ".join(span.translate(_SYMBOLS).split()))
     if not spans or re.search(r"\d", rest):
         return []
     return list(dict.fromkeys(spans))

@@ -29,20 +29,32 @@ def _numbers(text: str) -> list[str]:
     return [n.replace(",", "") for n in _NUMBERS.findall(text)]
 
 
+# Each rewrite is bracketed, so that what is said next applies to all of it ("the sum of 4, 5 and 6 times 2":
+# (4 + 5 + 6) * 2); `chain.written_expressions` drops the brackets that hold a whole expression.
 def _joined(operator: str) -> Callable[[re.Match[str]], str]:
-    return lambda m: f" {f' {operator} '.join(_numbers(m.group('list')))} "
+    return lambda m: f" ({f' {operator} '.join(_numbers(m.group('list')))}) "
 
 
 def _mean(m: re.Match[str]) -> str:
     numbers = _numbers(m.group("list"))
-    return f" ({' + '.join(numbers)}) / {len(numbers)} "
+    return f" (({' + '.join(numbers)}) / {len(numbers)}) "
+
+
+def enclosed(expression: str) -> bool:
+    """Whether a bracket opened at the start of `expression` closes at its end ("(2 + 3)", not "(2 + 3) * (4)")."""
+    depth = 0
+    for i, char in enumerate(expression):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return i == len(expression) - 1 and char == ")"
+    return False
 
 
 def _step(operator: str) -> Callable[[re.Match[str]], str]:
     def written(m: re.Match[str]) -> str:
         first = m.group("first").strip()
-        first = first if _NUMBERS.fullmatch(first) else f"({first})"
-        return f" {first} {operator} {m.group('n').replace(',', '')}"
+        first = first if _NUMBERS.fullmatch(first) or enclosed(first) else f"({first})"
+        return f" ({first} {operator} {m.group('n').replace(',', '')})"
 
     return written
 
@@ -52,7 +64,7 @@ def _pair(template: str, one: bool = False) -> Callable[[re.Match[str]], str]:
 
     def written(m: re.Match[str]) -> str:
         b = "" if one else m.group("b").replace(",", "")
-        return f" {template.format(a=m.group('a').replace(',', ''), b=b)} "
+        return f" ({template.format(a=m.group('a').replace(',', ''), b=b)}) "
 
     return written
 
