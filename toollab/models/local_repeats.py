@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from toollab.models.local_dates import MONTH_NAMES
 from toollab.models.local_numbers import in_digits
 
 # The clause: after a sentence's end or a join (", and then", ", then", "; "), up to its sentence's end, asking for
@@ -38,9 +39,8 @@ _NUMBER = r"(?P<dollar>\$)?(?P<number>(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?)(?P<un
 _JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
 _NOT_UNITS = {"and", "or", "instead", "please", "this", "time", "too", "as", "well", "at", "for", "in", "on", "of",
               "to", "with", "over", "a", "an", "the", "is", "per", "by", "from", "than", "then"}  # fmt: skip
-_STOP = _NOT_UNITS | {"i", "my", "me", "what", "how", "much", "many", "is", "are", "be", "do", "does", "will", "it"}
-_MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"}  # fmt: skip
+_STOP = _NOT_UNITS | {"i", "my", "me", "what", "how", "much", "many", "are", "be", "do", "does", "will", "it"}
+_MONTHS = frozenset(names[0].capitalize() for names in MONTH_NAMES)  # "July 2027" is a date, not a name
 _OPENERS = {"What", "Where", "When", "How", "Is", "Are", "Can", "Could", "Would", "Which", "Who", "Does", "Do", "Will",
             "Should", "Please", "Find", "Get", "Tell", "Give", "Show", "Book", "Schedule", "If", "I", "I'm", "And",
             "Then", "Also", "After", "Calculate", "Compute", "Fetch", "Check", "Set", "Turn", "Order"}  # fmt: skip
@@ -126,14 +126,21 @@ def _place(value: Value, places: list[Value]) -> Value | None:
     return same[scores.index(best)]
 
 
+# Each kind of value, and a list of them ("Summit Path and Blue Lake Trail"): the pattern again after a join, its
+# groups renamed (a name may be used once in a pattern)
+_LISTED = [
+    (kind, re.compile(rf"(?:{pattern})(?:{_JOIN}(?:{pattern.replace('?P<', '?P<_')}))*"))
+    for kind, pattern in (("quoted", _QUOTED), ("name", _NAME), ("number", _NUMBER))
+]
+
+
 def _values(text: str, opening: int = -1) -> list[Value]:
     """The values `text` writes: quoted spans, names in capitals (not a sentence's opening word), and numbers,
     each list of them ("Summit Path and Blue Lake Trail", "3.5% and 6.75%") one value. A name that starts at
     `opening` is a name even when it is one word."""
     found: list[Value] = []
     taken = [False] * len(text)
-    for kind, pattern in (("quoted", _QUOTED), ("name", _NAME), ("number", _NUMBER)):
-        listed = re.compile(rf"(?:{pattern})(?:{_JOIN}(?:{pattern.replace('?P<', '?P<_')}))*")
+    for kind, listed in _LISTED:
         for match in listed.finditer(text):
             start, end = match.span()
             if any(taken[start:end]):

@@ -59,10 +59,10 @@ class Switches:
     where sentences open, "First, ... Lastly, ...", splits at the numbers, and an ask done again for other values,
     "... Can you do the same but for 10 years instead?", is a part of its own, the ask with the new values in place:
     `local_repeats`); on the dev set's parallel and parallel_multiple items (60 each) it won 21 and lost 4.
-    `chain` (with `direct_results`): a round whose results
-    leave arithmetic the request asks undone ("How many more people live in A than in B?") is followed by one call
-    of the offered calculator, whose result is then the answer; a local model's expression there takes every number
-    of the results and the request's own, and the operators it names (`local_mentions.ExpressionHint`). On the
+    `chain` (with `direct_results`): a round whose results leave arithmetic the request asks undone ("How many more
+    people live in A than in B?") is followed by one call of the offered calculator, whose result is then the
+    answer; a local model's expression there takes every number of the results and the request's own, and the
+    operators it names (`local_mentions.ExpressionHint`). On the
     everyday tasks' train split it won 7 and lost none (the dev split has no task it applies to, and none changed).
     With it, a local model's first calling turn on a request whose numbers are all in arithmetic it writes out
     ("What is (5.0 + 3.0) * 2.0?", or "twelve times three") writes one of those spans as the calculator's expression

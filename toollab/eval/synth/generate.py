@@ -149,13 +149,19 @@ def _answer(fn: Fn, asked: set[str], values: dict[str, Any]) -> dict[str, Any]:
     return {fn.name: answer}
 
 
+def _listable(fn: Fn, template: str) -> list[Param]:
+    """The parameters `template` has a slot for whose values a question can list (not booleans, not lists)."""
+    slots = _slots(fn, template)
+    return [prm for prm in fn.params if prm.name in slots and prm.type not in ("boolean", "array")]
+
+
 def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
     """One question asking `k` calls of `fn` that differ in one parameter, whose values are listed in its slot
     ("How often should I water my fern, cactus and basil?"), and the calls' possible answers; None when the
     template drawn has no slot to list (booleans do not list) or too few values, or `tries` draws all gave a slot
     one of the listed values."""
     template = rng.choice(fn.asks)
-    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type not in ("boolean", "array")]
+    listable = _listable(fn, template)
     if not listable:
         return None
     varied = rng.choice(listable)
@@ -177,7 +183,7 @@ def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tup
     in order ("... from Lisbon, Porto and Faro to Madrid, Rome and Oslo, respectively?"), and the calls' possible
     answers; None when the template drawn has fewer than two slots to list or `tries` draws all repeated a value."""
     template = rng.choice(fn.asks)
-    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type not in ("boolean", "array")]
+    listable = _listable(fn, template)
     listable = [prm for prm in listable if len(_pool(prm)) >= k]
     if len(listable) < 2:
         return None
@@ -233,7 +239,7 @@ def ask_again(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str,
     a $18,500 loan at 4.2% over 5 years? Can you do the same but for 10 years instead?"), and the 1 + k calls'
     possible answers; None when the template has no slot to vary or `tries` draws all repeated a value."""
     template = rng.choice(fn.asks)
-    listable = [prm for prm in fn.params if "{" + prm.name + "}" in template and prm.type not in ("boolean", "array")]
+    listable = _listable(fn, template)
     listable = [prm for prm in listable if len(_pool(prm)) > k]
     if not listable:
         return None
