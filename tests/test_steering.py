@@ -1264,3 +1264,58 @@ def test_a_part_that_says_a_tools_name_in_full_gets_that_tool():
     assert [t.name for t in best_tool("How much interest do I pay in total on a loan?", loans)] == [
         "loan_total_interest"
     ]
+
+
+def test_a_pronoun_for_a_name_its_clause_gives_does_not_lean_on_the_part_before():
+    from toollab.models.local_parts import leans_back, request_parts
+
+    assert not leans_back("how close is the Library Renewal campaign to its $48,500 goal?")
+    assert not leans_back("is it safe to plant out in Porto yet?")  # the "it" of a question about a case
+    for back in ("convert it to Fahrenheit.", "fetch it in genbank format.", "tell me the first result.", "its area?"):
+        assert leans_back(back), back
+    asked = "If I give $40 and my employer matches 50%, what is the total? Next, how close is Winter Coats to its goal?"
+    assert [p.request for p in request_parts(asked)] == [
+        "If I give $40 and my employer matches 50%, what is the total?",
+        "How close is Winter Coats to its goal?",
+    ]
+
+
+def _tool(name: str, description: str, **parameters: str) -> ToolSpec:
+    properties = {p: {"type": "string", "description": d} for p, d in parameters.items()}
+    return ToolSpec(name, description, {"type": "object", "properties": properties, "required": list(properties)})
+
+
+TRAVEL = [
+    _tool("flight_book", "Book a flight between two cities with an airline.", origin="From", to="To", line="Airline"),
+    _tool("hotel_book", "Book a hotel room in a city for a number of nights.", city="City", nights="Nights"),
+    _tool("unit_convert", "Convert a temperature from Celsius to Fahrenheit.", value="Degrees Celsius"),
+    _tool("city_weather", "Current weather and temperature of a city.", city="City"),
+]
+
+
+def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
+    from toollab.models.local_parts import EachPart, Part, by_tools, tool_parts
+    from toollab.retrieval import TopTools
+
+    def split(request: str, tools: Sequence[ToolSpec] = TRAVEL) -> list[tuple[str, str | None]]:
+        parts = by_tools([Part(request, False)], tools, 0.2883)
+        return [(p.request, p.tool_of) for p in parts]
+
+    booked = "Book a flight from Seattle to Boston with American Airlines and book a hotel in Boston for 4 nights."
+    assert [r for r, _ in split(booked)] == [
+        "Book a flight from Seattle to Boston with American Airlines.",
+        "Book a hotel in Boston for 4 nights.",
+    ]
+    both = EachPart(TopTools(1, signal="dense"), floor=0.2883)  # each part keeps its own tool, not the best one's
+    assert [t.name for t in both(booked, TRAVEL)] == ["flight_book", "hotel_book"]
+    assert len(EachPart(TopTools(1, signal="dense"))(booked, TRAVEL)) == 1  # whole, the request keeps one
+    # a sentence that only tells goes with the ask after it; a question after a condition is the condition's
+    told = "I fly to Oslo on Friday with Norse Air. What is the weather in Oslo, and book me a hotel there for a night?"
+    assert split(told)[0][0] == "I fly to Oslo on Friday with Norse Air. What is the weather in Oslo?"
+    # a step on an earlier result is the chain's (after the result comes back), not a part: the request stays whole
+    chained = "What is the weather in Oslo and convert the result to Fahrenheit?"
+    assert split(chained) == [(chained, None)]
+    # one tool asked for, or one tool offered: nothing to split
+    assert split("Book a flight from Oslo to Rome and book a flight from Rome to Paris.")[0][1] is None
+    assert len(tool_parts(Part(booked, False), TRAVEL[:1], 0.2883)) == 1
+    assert split(booked, TRAVEL[:1]) == [(booked, None)]

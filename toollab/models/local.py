@@ -41,7 +41,7 @@ from toollab.models.local_mentions import (
     region_parameters,
     turned_down,
 )
-from toollab.models.local_parts import best_tool, joined, request_parts, with_request
+from toollab.models.local_parts import best_tool, by_tools, joined, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
@@ -174,6 +174,7 @@ class LocalModel:
         founded: bool = False,
         fractions: bool = False,
         cues: bool = False,
+        tool_parts: float | None = None,
     ):
         self.path = path
         self.format_name = format
@@ -203,6 +204,7 @@ class LocalModel:
         self.coverage = coverage  # a first calling turn may not end while a value of the request is in no call
         self.listed = listed  # ... or while an item of a list one of its calls took from is in no call
         self.decompose = decompose  # a first calling turn decodes each part of a request that asks several things
+        self.tool_parts = tool_parts  # ... and splits a part further where its clauses ask for different tools
         self.operands = operands  # the chain's expression holds every number of the results, the request's operators
         self.name = f"local:{path}" if path else "local"
         self._loaded: LoadedModel | None = None
@@ -345,9 +347,11 @@ class LocalModel:
         if not (self.decompose and calling and params.parallel and params.tools) or context.results:
             return whole
         parts = request_parts(context.request)
+        select = self.policy.select if self.policy is not None else None
+        if self.tool_parts is not None and select is not None:
+            parts = by_tools(parts, [t for t in tools if t.name != params.finish], self.tool_parts)
         if len(parts) < 2:
             return whole
-        select = self.policy.select if self.policy is not None else None
         turns = []
         for part in parts:
             shown, offered, several = tools, params.tools, part.several

@@ -70,6 +70,28 @@ _POINTS_BACK = re.compile(
 )
 
 
+_PRONOUN = re.compile(r"\b(?:it|its|itself|they|them|their|he|him|his|she|her|hers)\b", re.I)
+# "it" as the subject of a question about a case the clause states ("is it safe to plant out in Porto yet?", "how
+# long will it take ...?"): no earlier thing
+_DUMMY_IT = re.compile(r"\b(?:is|was|will|would|does|did|can|could|should)\s+it\b|\bit(?:'s|\s+is)\b", re.I)
+_NAMED_BEFORE = re.compile(r"(?<!^)(?<![.?!:]\s)\b[A-Z][\w-]+|['\"][^'\"]{2,}['\"]")
+
+
+def leans_back(clause: str) -> bool:
+    """Whether a clause leans on what came before it (`_POINTS_BACK`), not counting a pronoun for a name the
+    clause gives before it ("how close is the Library Renewal campaign to its goal?") nor the "it" of a question
+    about a case ("is it safe to plant out in Porto yet?"): SmolLM2 was shown such clauses with the part before."""
+    for found in _POINTS_BACK.finditer(clause):
+        if not _PRONOUN.fullmatch(found.group()):
+            return True
+        before = clause[: found.start()]
+        if found.group().lower() == "it" and _DUMMY_IT.search(clause, max(0, found.start() - 7), found.end() + 3):
+            continue
+        if _NAMED_BEFORE.search(before.strip()) is None:
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class Part:
     """One part of a request: what its row is shown as the request, and whether it may want several calls."""
@@ -101,7 +123,7 @@ def _split(request: str) -> list[Part]:
     pieces: list[str] = []
     for piece in _BOUNDARY.split(request.strip()):
         rest = _LEAD.sub("", piece)
-        if pieces and _SEQUENCED.match(piece) and (_POINTS_BACK.search(rest) or _TELLS.match(rest)):
+        if pieces and _SEQUENCED.match(piece) and (leans_back(rest) or _TELLS.match(rest)):
             pieces[-1] = f"{pieces[-1]} {piece}"  # it needs what came before, or tells more of it: the same part
         else:
             pieces.append(piece)
@@ -164,7 +186,7 @@ def joined_clauses(sentence: str) -> list[str]:
     starts = [0, *(m.end() for m in joins)]
     stops = [*(m.start() for m in joins), len(text)]
     clauses = [text[a:b].strip().rstrip(".?!").strip() for a, b in zip(starts, stops, strict=True)]
-    if not clauses[0] or any(not _ASKS.match(c) or _POINTS_BACK.search(c) for c in clauses[1:]):
+    if not clauses[0] or any(not _ASKS.match(c) or leans_back(c) for c in clauses[1:]):
         return [sentence]
     return [_capital(c) + end for c in clauses]
 
@@ -245,7 +267,7 @@ def marked_parts(request: str) -> list[Part]:
     parts = []
     for segment in segments:
         later = _SENTENCE_END.split(segment)[1:]
-        if len(segment.split()) < 2 or any(_SEQUENCED.match(s) and _POINTS_BACK.search(s) for s in later):
+        if len(segment.split()) < 2 or any(_SEQUENCED.match(s) and leans_back(s) for s in later):
             return []
         own = _capital(segment)
         parts.append(Part(" ".join(p for p in (stem, own, tail) if p), lists_several(own)))
@@ -275,17 +297,23 @@ class EachPart:
     fox"."""
 
     select: ToolSelector
+    floor: float | None = None  # given, a part is split further where it asks for different tools (`by_tools`)
 
     def __call__(self, request: str, tools: Sequence[ToolSpec]) -> Sequence[ToolSpec]:
         parts = request_parts(request)
+        if self.floor is not None:
+            parts = by_tools(parts, tools, self.floor)
         if len(parts) < 2:
             return written_arithmetic(request, tools) or self.select(request, tools)
-        kept = {
-            t.name
-            for part in parts
-            for t in written_arithmetic(part.request, tools) or self.select(part.request, tools)
-        }
+        kept = {t.name for part in parts for t in self._kept(part, tools)}
         return [t for t in tools if t.name in kept]
+
+    def _kept(self, part: Part, tools: Sequence[ToolSpec]) -> Sequence[ToolSpec]:
+        """What a part keeps: the one tool of the ask it names (`Part.tool_of`, as its row is shown), else what
+        `select` keeps for it."""
+        if part.tool_of is not None:
+            return best_tool(part.tool_of, tools)
+        return written_arithmetic(part.request, tools) or self.select(part.request, tools)
 
 
 def written_arithmetic(request: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
@@ -345,3 +373,122 @@ def joined(turns: Sequence[AssistantMessage]) -> AssistantMessage:
             calls.append(call)
     raw = "\n".join(t.raw for t in turns if t.raw)
     return AssistantMessage(content=None, tool_calls=calls, raw=raw or None)
+
+
+# Where one sentence may join asks for different tools: ", and", a bare "and", "as well as", ", plus", ";", ", then",
+# ", and also", and a comma before a question word ("the capital of Australia, what is the population of Canada,
+# and ..."), each only before a clause that opens as an ask does (`_ASKS`, "if") or with an article ("... the
+# Battle of Waterloo and the signing of the Treaty of Tordesillas"). A question after a condition ("If I give $40
+# and my employer matches 50%, what is the total?") is the condition's.
+_TOOL_JOIN = re.compile(
+    r"(?:,?\s+and(?:\s+(?:then|also))?|,?\s+as\s+well\s+as|,\s+plus|;|,\s+(?:then|also)"
+    r"|,(?=\s+(?:what|how|which|who|where|when)\b))\s+"
+    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)"
+)
+_AND_LEAD = re.compile(rf"^(?:And\s+)?(?:{_CONNECTIVE}\b[,:;]?\s*)?|^And\s+", re.I)  # "And then, ...", "And ..."
+_CONDITION = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[a-z]+)?,\s+)?if\b", re.I)  # "If I give ...", "After that, if ..."
+
+
+def by_tools(parts: Sequence[Part], tools: Sequence[ToolSpec], floor: float) -> list[Part]:
+    """The parts, each split further where its clauses ask for different tools (`tool_parts`), up to MAX_PARTS in
+    all; the parts as they are when a split would go past it. For a first calling turn with several tools
+    offered: "Book a flight from Seattle to Boston and book a hotel in Boston for 4 nights." is a flight and a
+    hotel, which no connective tells apart from one ask with a list in it."""
+    if len(tools) < 2:
+        return list(parts)
+    out = [split for part in parts for split in ([part] if part.tool_of else tool_parts(part, tools, floor))]
+    return out if len(out) <= MAX_PARTS else list(parts)
+
+
+def _pieces(text: str) -> list[tuple[int, int, bool]]:
+    """Where `text`'s pieces start and end, cut at its sentence ends and its clause joins (`_TOOL_JOIN`), and
+    whether a join follows the piece (a clause joined to an ask is one: "Monthly payment for $240,000 over 15 years
+    and how much interest ...?")."""
+    cuts = sorted(
+        [(m.start(), m.end(), False) for m in _SENTENCE_END.finditer(text)]
+        + [(m.start(), m.end(), True) for m in _TOOL_JOIN.finditer(text)]
+    )
+    spans, start = [], 0
+    for cut_start, cut_end, joins in cuts:
+        if cut_start < start:
+            continue
+        if joins and _CONDITION.match(text[start:cut_start]) and text[cut_start] == ",":
+            continue  # the question of a condition
+        spans.append((start, cut_start, joins))
+        start = cut_end
+    spans.append((start, len(text), False))
+    return [(a, b, joins) for a, b, joins in spans if text[a:b].strip()]
+
+
+def _needs_result(piece: str) -> bool:
+    """Whether a piece works on an earlier piece's result ("convert the result to Fahrenheit", "multiply the total
+    by 3", "do the same for Oslo"): a step of a chain, no ask of its own; a question after a condition says what
+    its total is ("if I give $40 and my employer matches 50%, what is the total?")."""
+    return any(not _PRONOUN.fullmatch(m.group()) for m in _POINTS_BACK.finditer(piece)) and not _CONDITION.match(piece)
+
+
+_WANTS = re.compile(r"^(?:i|we)(?:'d|\s+would|\s+need|\s+want|\s+wish|\s+also)\b|\bplease\b", re.I)
+
+
+# A question that only says help is wanted ("Can you help me plan my trip?"), or that questions follow
+_PREAMBLE = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?help\s+me\b|i\s+have\s+(?:a\s+few|two|three|some|several)\b)",
+    re.I,
+)
+
+
+def _asks(piece: str) -> bool:
+    """Whether a piece asks something (a question, an order, "I need ..."), rather than telling what the next ask
+    is about ("A 1500 watt device runs for 2 hours. How many kWh is that?", "Can you help me plan my trip?")."""
+    if _PREAMBLE.match(piece):
+        return False
+    return piece.rstrip().endswith("?") or bool(_ASKS.match(piece.lower())) or bool(_WANTS.search(piece))
+
+
+def tool_parts(part: Part, tools: Sequence[ToolSpec], floor: float) -> list[Part]:
+    """A part cut at its sentence ends and its clause joins (`_pieces`) into asks, each with the pieces before it
+    that only tell (context), each given the tool that fits it best (`best_tool`) where it fits one at `floor` or
+    more (the gate's threshold); asks in a row that want the same tool, or that fit none, stay together: one part
+    for each tool asked for, shown that tool. Pieces that tell after the last ask go with it. An ask that leans on
+    the one before it for a name ("... of Nikola Tesla and what his most famous discovery was") is shown with what
+    came before it. The part alone when fewer than two tools are asked for, or when a piece works on an earlier
+    one's result (a chain's step: `_needs_result`)."""
+    text = part.request.strip().strip("\"'").strip()
+    spans = _pieces(text)
+    pieces = [_AND_LEAD.sub("", text[a:b].strip()) for a, b, _ in spans]
+    if len(spans) < 2 or any(_needs_result(p) for p in pieces[1:]):
+        return [part]
+    units: list[tuple[int, int]] = []  # each ask, from the first piece that tells before it
+    told: int | None = None
+    context: set[int] = set()  # the units whose first pieces tell what they ask about
+    for (a, b, joins), piece in zip(spans, pieces, strict=True):
+        if joins or _asks(piece):
+            if told is not None:
+                context.add(told)
+            units.append((a if told is None else told, b))
+            told = None
+        elif told is None:
+            told = a
+    if not units:
+        return [part]
+    units[-1] = (units[-1][0], len(text))
+    groups: list[tuple[str | None, int, int]] = []  # (tool, start, end)
+    for a, b in units:
+        unit = _AND_LEAD.sub("", text[a:b].strip())
+        fits = max(tool_scores(without_quoted(unit), tools, "dense")) >= floor
+        tool = best_tool(unit, tools)[0].name if fits else None
+        if groups and (tool is None or groups[-1][0] in (None, tool)):
+            groups[-1] = (groups[-1][0] or tool, groups[-1][1], b)
+        else:
+            groups.append((tool, a, b))
+    if len({tool for tool, _, _ in groups}) < 2:
+        return [part]
+    end = text[-1] if text[-1] in ".?!" else "."
+    out = []
+    for _, a, b in groups:
+        own = _capital(_AND_LEAD.sub("", text[a:b].strip()).strip())
+        alone = a in context or _CONDITION.match(own) or not leans_back(own)
+        shown = own if alone else text[:b].strip()
+        shown = shown if shown[-1] in ".?!" else shown.rstrip(",;") + end
+        out.append(Part(_capital(shown), lists_several(own), tool_of=own))
+    return out

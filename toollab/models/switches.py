@@ -80,7 +80,10 @@ class Switches:
     people"), where some are (`local_cues.cued_numbers`). Off: on the dev set it won 4 and lost 1, on BFCL it lost 12
     and won 6 (parallel 6 / 0), where requests count their cases in words ("two charges", "four circles": the count
     is cued by the noun a description names) and glue units to numbers ("5cm", which it does not read), and a
-    parameter cued for one number of a list ("... for the year 2020") lost the others ("in 2015")."""
+    parameter cued for one number of a list ("... for the year 2020") lost the others ("in 2015"). `tool_parts`
+    (with `decompose` and `select`): a part is split further where its clauses ask for different offered tools
+    ("Book a flight from Seattle to Boston and book a hotel in Boston for 4 nights.": a flight, a hotel), each clause
+    judged by the tool it fits best at the gate's threshold or more (`local_parts.tool_parts`), and shown that tool."""
 
     gate: bool = True
     select: bool = True
@@ -102,6 +105,7 @@ class Switches:
     founded: bool = True
     fractions: bool = True
     cues: bool = False
+    tool_parts: bool = True
 
     @classmethod
     def parse(cls, text: str, base: Switches | None = None) -> Switches:
@@ -141,6 +145,7 @@ class Switches:
             "founded": self.founded,
             "fractions": self.fractions,
             "cues": self.cues,
+            "tool_parts": GATE.threshold if self.tool_parts and self.decompose else None,
         }
 
     def policy(self) -> CallPolicy:
@@ -150,7 +155,9 @@ class Switches:
             after_results=ANSWER if self.finish_after_results else "auto",
             parallel=not self.one_call,
             gate=GATE if self.gate else None,
-            select=SELECT if self.select else None,
+            select=(dataclasses.replace(SELECT, floor=GATE.threshold) if self.tool_parts else SELECT)
+            if self.select
+            else None,
             direct=self.direct_results,
             chain=self.chain,
         )
