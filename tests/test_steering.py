@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -168,8 +169,10 @@ def test_switches_parse_and_set_the_policy_and_decoding():
         "loop_guard": False, "dedupe_calls": False, "grounded_calls": False, "grounding": 0.0, "demos": None,
         "votes": 1, "named_optionals": False, "coverage": False, "listed": False, "decompose": False,
         "operands": False, "dates": False, "named_items": False, "founded": False, "fractions": False,
-        "cues": False,
+        "cues": False, "tool_parts": None,
     }  # fmt: skip
+    assert default.local_options()["tool_parts"] == GATE.threshold
+    assert Switches.parse("tool_parts=off").policy().select == dataclasses.replace(SELECT, floor=None)
     assert (
         default.local_options()["named_items"] and not Switches.parse("named_items=off").local_options()["named_items"]
     )
@@ -1315,6 +1318,11 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
     # a step on an earlier result is the chain's (after the result comes back), not a part: the request stays whole
     chained = "What is the weather in Oslo and convert the result to Fahrenheit?"
     assert split(chained) == [(chained, None)]
+    # one computation written in steps is one ask, though its steps' words fit different tools ("subtract" fits add)
+    from toollab.tools import add, calculator, multiply
+
+    steps = "Multiply 6 by 7, then subtract 2."
+    assert split(steps, [calculator.spec, add.spec, multiply.spec]) == [(steps, None)]
     # one tool asked for, or one tool offered: nothing to split
     assert split("Book a flight from Oslo to Rome and book a flight from Rome to Paris.")[0][1] is None
     assert len(tool_parts(Part(booked, False), TRAVEL[:1], 0.2883)) == 1

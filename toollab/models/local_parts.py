@@ -107,11 +107,16 @@ def request_parts(request: str) -> list[Part]:
     requests split first ("Also: ...", "Then, ..."), unless they number their asks at sentence starts ("First, ...
     Second, ... Lastly, ..."); a request that does not split so may split at its ordinals."""
     parts = _split(request)
-    # one computation in steps ("Multiply 6 by 7, then subtract 2.": "(6 * 7) - 2") that no part holds whole
-    spans = written_expressions(in_digits(request)) if len(parts) > 1 else []
-    if len(spans) == 1 and not any(spans[0] in written_expressions(in_digits(p.request)) for p in parts):
+    if len(parts) > 1 and one_computation(request, [p.request for p in parts]):
         return [Part(request, False)]
     return parts
+
+
+def one_computation(request: str, pieces: Sequence[str]) -> bool:
+    """Whether `request` writes one computation in steps ("Multiply 6 by 7, then subtract 2.": "(6 * 7) - 2")
+    that none of its pieces holds whole: then it is one ask, whichever tools its steps' words fit."""
+    spans = written_expressions(in_digits(request))
+    return len(spans) == 1 and not any(spans[0] in written_expressions(in_digits(p)) for p in pieces)
 
 
 def _split(request: str) -> list[Part]:
@@ -456,7 +461,7 @@ def tool_parts(part: Part, tools: Sequence[ToolSpec], floor: float) -> list[Part
     text = part.request.strip().strip("\"'").strip()
     spans = _pieces(text)
     pieces = [_AND_LEAD.sub("", text[a:b].strip()) for a, b, _ in spans]
-    if len(spans) < 2 or any(_needs_result(p) for p in pieces[1:]):
+    if len(spans) < 2 or any(_needs_result(p) for p in pieces[1:]) or one_computation(text, pieces):
         return [part]
     units: list[tuple[int, int]] = []  # each ask, from the first piece that tells before it
     told: int | None = None

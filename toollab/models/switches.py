@@ -23,7 +23,8 @@ from toollab.retrieval import TopTools
 # take 0.3143 now); the selector's ratio keeps 98% (multiple) and 88% (parallel_multiple) of the tools a
 # train-split request asks for and drops 97-100% of the others; the grounding strength was chosen among 2 and 3.
 GATE = Gate("dense", 0.2883)
-SELECT = EachPart(TopTools(3, signal="dense", ratio=0.7))  # a request that asks several things: per part
+# a request that asks several things: per part, split further where it asks for different tools (`tool_parts`)
+SELECT = EachPart(TopTools(3, signal="dense", ratio=0.7), floor=GATE.threshold)
 GROUNDING = 3.0
 DEMOS = DemoPicker(2)  # the two demonstrations nearest the request
 VOTES = 5  # candidates of a calling turn under `vote`: the greedy one and four samples
@@ -155,9 +156,7 @@ class Switches:
             after_results=ANSWER if self.finish_after_results else "auto",
             parallel=not self.one_call,
             gate=GATE if self.gate else None,
-            select=(dataclasses.replace(SELECT, floor=GATE.threshold) if self.tool_parts else SELECT)
-            if self.select
-            else None,
+            select=(SELECT if self.tool_parts else dataclasses.replace(SELECT, floor=None)) if self.select else None,
             direct=self.direct_results,
             chain=self.chain,
         )
