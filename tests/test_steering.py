@@ -1327,3 +1327,33 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
     assert split("Book a flight from Oslo to Rome and book a flight from Rome to Paris.")[0][1] is None
     assert len(tool_parts(Part(booked, False), TRAVEL[:1], 0.2883)) == 1
     assert split(booked, TRAVEL[:1]) == [(booked, None)]
+
+
+def test_two_lists_in_two_parameters_are_called_in_every_pairing_unless_paired_in_order():
+    from toollab.models.local_mentions import crossed_next, pinned_next
+
+    asked = "Find the winning percentage of Lakers and Bulls in NBA seasons 2018 and 2020."
+
+    def call(team: str, season: int | float) -> ToolCall:
+        return ToolCall(name="winning", arguments={"team": team, "season": season})
+
+    # the first call takes an item of each list; the second the items left (`listed`); then the pairs left
+    assert pinned_next([call("Lakers", 2018)], asked) == {"team": ['"Bulls"'], "season": ['"2020"', "2020"]}
+    made = [call("Lakers", 2018), call("Bulls", 2020)]
+    assert crossed_next(made, asked) == {"team": "Lakers", "season": "2020"}
+    assert pinned_next(made, asked) == {"team": ['"Lakers"'], "season": ['"2020"', "2020"]}
+    assert crossed_next([*made, call("Lakers", 2020)], asked) == {"team": "Bulls", "season": "2018"}
+    assert crossed_next([*made, call("Lakers", 2020), call("Bulls", 2018.0)], asked) == {}
+    assert crossed_next(made, asked.replace(".", ", respectively.")) == {}  # paired in order: two calls
+    # one list, or more pairs than a turn's calls go up to: nothing to pair
+    assert crossed_next([call("Lakers", 2018)], "The Lakers and Bulls in 2018?") == {}
+    many = "Lakers, Bulls and Heat in 2018 and 2020?"
+    assert crossed_next([call("Lakers", 2018)], many) == {}
+    # a pair left is no padding, though each of its values was called before (`extra_call_cut` keeps it)
+    from toollab.models.local_mentions import fills_pair
+
+    crossed = written(*made, call("Bulls", 2018))
+    assert extra_call_cut(crossed, HERMES, dedupe=True, request=asked) == written(*made)
+    assert extra_call_cut(crossed, HERMES, dedupe=True, request=asked, fills_pair=fills_pair) is None
+    again = written(*made, call("Bulls", 2020))  # a pair called already stays cut
+    assert extra_call_cut(again, HERMES, dedupe=True, request=asked, fills_pair=fills_pair) == written(*made)

@@ -164,8 +164,8 @@ def test_a_quarter_of_the_parallel_items_state_their_cases_one_by_one():
     assert len({w[0] for w in used}) >= 3, numbered
 
 
-def test_an_eighth_of_the_parallel_items_pair_two_lists_in_order_respectively():
-    items = load_synth(["synth_parallel"], "dev", 80)[4::8]
+def test_a_sixteenth_of_the_parallel_items_pair_two_lists_in_order_respectively():
+    items = load_synth(["synth_parallel"], "dev", 160)[4::16]
     paired = [it for it in items if ", respectively" in it.turns[0][0]["content"]]
     assert len(paired) >= 5
     for item in paired:
@@ -175,6 +175,18 @@ def test_an_eighth_of_the_parallel_items_pair_two_lists_in_order_respectively():
         for name in varied:  # each list is said in the calls' order
             at = [_at(c[name][0], question) for c in calls]
             assert at == sorted(at) and -1 not in at, (item.id, name, at)
+
+
+def test_a_sixteenth_of_the_parallel_items_ask_every_pairing_of_two_lists():
+    items = load_synth(["synth_parallel"], "dev", 160)[12::16]
+    crossed = [it for it in items if len(it.answer) == 4 and "respectively" not in it.turns[0][0]["content"]]
+    assert len(crossed) >= 5
+    for item in crossed:
+        question, calls = _asked(item)
+        varied = [p for p in calls[0] if len({repr(c[p]) for c in calls}) == 2]
+        assert len(varied) == 2 and " and " in question, item.id
+        pairs = {tuple(repr(c[p]) for p in varied) for c in calls}
+        assert len(pairs) == 4, item.id  # each value of one list with each of the other
 
 
 def _at(value: object, text: str) -> int:

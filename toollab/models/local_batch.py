@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from toollab.models import local_weights
 from toollab.models.local_mentions import (
     ends_item,
+    fills_pair,
     listed_next,
     pinned_next,
     salient_values,
@@ -295,7 +296,8 @@ class DecodeRow:
             self.steer.update(self.text)
         if (model.dedupe_calls or model.grounded_calls) and self.matcher is not None:
             closed = closed_call(self.text, model.format)  # judged once its JSON closes: the budget may end first
-            before = extra_call_cut(closed, model.format, model.dedupe_calls, self.source) if closed else None
+            pairs = fills_pair if model.listed else None
+            before = extra_call_cut(closed, model.format, model.dedupe_calls, self.source, pairs) if closed else None
             if before is not None:
                 self.text, self.stop_reason = before, "extra_call"
                 return True

@@ -445,6 +445,52 @@ def _spelled(items: Sequence[str], request: str) -> list[str]:
     return spelled
 
 
+_RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
+
+
+def crossed_next(calls: Sequence[ToolCall], request: str) -> dict[str, str]:
+    """The next case to call where the `calls` (of one tool) took the items of two lists of the request in two
+    parameters (`crossed_left`): the first pair left, in the request's order; {} when none is left."""
+    left = crossed_left(calls, request)
+    return left[0] if left else {}
+
+
+def _holds(arguments: dict[str, Any], pair: dict[str, str]) -> bool:
+    return all(value.lower() in (v.lower() for v in call_values(arguments.get(key))) for key, value in pair.items())
+
+
+def crossed_left(calls: Sequence[ToolCall], request: str) -> list[dict[str, str]]:
+    """The pairs no call holds yet where the `calls` (of one tool) took the items of two lists of the request in two
+    parameters ("the winning percentage of Lakers and Bulls in seasons 2018 and 2020": four calls, each team in
+    each season), as the request spells them, in the request's order; [] when every pair is called, there are more
+    pairs than MAX_COVERED_CALLS, or the request pairs the lists in order ("... respectively")."""
+    arguments = [a for call in calls if isinstance(a := call.args_or_raw(), dict)]
+    if not arguments or len(arguments) < len(calls) or _RESPECTIVELY.search(request):
+        return []
+    lists: dict[str, list[str]] = {}
+    for key, value in arguments[0].items():
+        values = call_values(value)
+        if not isinstance(value, (list, dict)) and values and (siblings := listed_with(values[0], request)):
+            lists[key] = _spelled([values[0].lower(), *siblings], request)
+    if len(lists) != 2:
+        return []
+    (first, items), (second, others) = (
+        (key, sorted(found, key=lambda v: request.lower().find(v.lower()))) for key, found in lists.items()
+    )
+    if {i.lower() for i in items} & {o.lower() for o in others} or len(items) * len(others) > MAX_COVERED_CALLS:
+        return []
+    pairs = [{first: x, second: y} for x in items for y in others]
+    return [pair for pair in pairs if not any(_holds(a, pair) for a in arguments)]
+
+
+def fills_pair(earlier: Sequence[ToolCall], call: ToolCall, request: str) -> bool:
+    """Whether `call` holds a pair of two lists' items that the `earlier` calls of its tool took and miss
+    (`crossed_left`): each of its values was called, not together."""
+    arguments = call.args_or_raw()
+    same = [c for c in earlier if c.name == call.name]
+    return isinstance(arguments, dict) and any(_holds(arguments, pair) for pair in crossed_left(same, request))
+
+
 def pinned_next(calls: Sequence[ToolCall], request: str, listed: set[str] | None = None) -> dict[str, list[str]]:
     """What the next call of a tool whose earlier `calls` in the turn took items of a list in the request must write
     (as JSON texts, `Grounding` holds it to them): each parameter that took a list's items one of that list's items
@@ -452,8 +498,9 @@ def pinned_next(calls: Sequence[ToolCall], request: str, listed: set[str] | None
     the request writes no rival for it ("$18,500 for 20 and 15 years": the second call's years is 15 and its
     principal 18500 again). A rival is a value of the request of the same kind (a number, or a name or quoted span)
     that no call holds and that is no list's item: "1.5% for Japan and 2.1% for India" leaves the rate free.
-    Nothing when no item is left. `listed`: the parameters that took a list's items, when the caller has found
-    them already (`listed_next`)."""
+    When every item is called, a pair of two lists' items no call holds yet (`crossed_next`: each team in each
+    season); nothing when no pair is left either. `listed`: the parameters that took a list's items, when the
+    caller has found them already (`listed_next`)."""
     if listed is None:
         listed, _ = listed_next(calls, request)
     arguments = [a for call in calls if isinstance(a := call.args_or_raw(), dict)]
@@ -466,6 +513,8 @@ def pinned_next(calls: Sequence[ToolCall], request: str, listed: set[str] | None
         )
         if left := _spelled(unused_values(list(siblings), calls), request):
             pinned[key] = [form for item in left for form in value_forms(item)]
+    if not pinned:  # every item is called: a pair of two lists' items may not be yet
+        pinned = {key: value_forms(item) for key, item in crossed_next(calls, request).items()}
     if not pinned:
         return {}
     items = {s for a in arguments for x in call_values(list(a.values())) for s in listed_with(x, request)}
@@ -485,14 +534,20 @@ def uncovered(
 ) -> bool:
     """Whether a turn that has just completed a call (`text` ends with the envelope's end) should go on: it holds
     fewer than MAX_COVERED_CALLS calls, none of them the `finish` action, and some of the request's `values` is in
-    none of them, or (given the `request`) an item of a list one of them took from is in none of them."""
+    none of them, or (given the `request`) an item of a list one of them took from is in none of them, or a pair of
+    two lists' items that a tool's calls took is not called yet (`crossed_left`)."""
     envelope = format.envelope
     if envelope is None or not text.endswith(envelope.end):
         return False
     calls = format.parse(text).tool_calls
     if not calls or len(calls) >= MAX_COVERED_CALLS or any(c.name == finish for c in calls):
         return False
-    return bool(unused_values(values, calls)) or (request is not None and bool(unlisted(calls, request)))
+    if bool(unused_values(values, calls)) or request is None:
+        return bool(unused_values(values, calls))
+    by_tool: dict[str, list[ToolCall]] = {}
+    for call in calls:
+        by_tool.setdefault(call.name, []).append(call)
+    return bool(unlisted(calls, request)) or any(crossed_next(same, request) for same in by_tool.values())
 
 
 MAX_OPERANDS = 4  # more numbers in the results than this and the expression is left to the model

@@ -157,11 +157,19 @@ def closed_call(text: str, format: Format) -> str | None:
     return None
 
 
-def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None) -> str | None:
+def extra_call_cut(
+    text: str,
+    format: Format,
+    dedupe: bool,
+    request: str | None,
+    fills_pair: Callable[[Sequence[ToolCall], ToolCall, str], bool] | None = None,
+) -> str | None:
     """When the call that `text` has just completed should not be in the turn, the text before it (the turn ends
     there); None otherwise. A call is cut when it repeats an earlier call of the turn (`dedupe`), or when it
     comes after the first and brings nothing new from the user's `request` (`adds_to`: a small model pads a
-    turn with calls the request never asked for). Only for formats that wrap each call in an envelope."""
+    turn with calls the request never asked for), unless it holds a pair of two lists' items the earlier calls
+    miss (`fills_pair`, `local_mentions.fills_pair`: each of its values was called, not together). Only for
+    formats that wrap each call in an envelope."""
     envelope = format.envelope
     if envelope is None or envelope.arguments != "json" or not text.endswith(envelope.end):
         return None
@@ -171,6 +179,8 @@ def extra_call_cut(text: str, format: Format, dedupe: bool, request: str | None)
     last = calls[-1]
     repeated = dedupe and _key(last) in {_key(c) for c in calls[:-1]}
     ungrounded = request is not None and not adds_to(last, calls[:-1], request)
+    if ungrounded and request is not None and fills_pair is not None:
+        ungrounded = not fills_pair(calls[:-1], last, request)
     if not (repeated or ungrounded):
         return None
     start = text.rfind(envelope.opening(last.name))

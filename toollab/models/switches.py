@@ -54,7 +54,9 @@ class Switches:
     for the items of a list in the request one of the turn's calls took a value from ("Paris" of "Paris, Rome and
     Oslo": Rome and Oslo want calls too), and a later call of the tool writes one of the items left and repeats a
     value all its earlier calls gave where the request writes no rival (`local_mentions.pinned_next`); on the dev
-    set it won 5 parallel items and lost none, on BFCL (50 a category) 1 and none; the pins 14 and none.
+    set it won 5 parallel items and lost none, on BFCL (50 a category) 1 and none; the pins 14 and none. Where two
+    parameters took two lists' items, every pairing is called ("Lakers and Bulls in 2018 and 2020": four calls;
+    `local_mentions.crossed_left`), unless the request says "respectively".
     `decompose`: a first calling turn whose request joins several requests ("... ? Also: ...") decodes one row per
     part, each seeing its part alone as the request, and makes the parts' calls (a request that numbers its asks
     where sentences open, "First, ... Lastly, ...", splits at the numbers, and an ask done again for other values,

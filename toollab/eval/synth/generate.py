@@ -206,6 +206,30 @@ def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tup
     return question, [_answer(fn, slots, values | case) for case in cases]
 
 
+def ask_product(fn: Fn, rng: random.Random, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
+    """One question asking a call of `fn` for each pair of two parameters' values, two of each listed in their slots
+    without pairing them ("Schedule for japanese and german, advanced and beginner level?": four calls), and the
+    calls' possible answers; None when the template drawn has fewer than two slots to list or `tries` draws all
+    repeated a value."""
+    template = rng.choice(fn.asks)
+    listable = [prm for prm in _listable(fn, template) if len(_pool(prm)) >= 2]
+    if len(listable) < 2:
+        return None
+    varied = rng.sample(listable, 2)
+    values = {prm.name: rng.choice(_pool(prm)) for prm in fn.params}
+    columns = {prm.name: rng.sample(list(_pool(prm)), 2) for prm in varied}
+    said = [str(v) for column in columns.values() for v in column]
+    said += [str(values[p.name]) for p in fn.params if p not in varied]
+    if len(set(said)) < len(said):
+        return ask_product(fn, rng, tries - 1) if tries > 1 else None
+    words = {prm.name: _text(prm, values[prm.name]) for prm in fn.params}
+    for prm in varied:
+        words[prm.name] = " and ".join(_text(prm, v) for v in columns[prm.name])
+    (a, xs), (b, ys) = columns.items()
+    slots = _slots(fn, template)
+    return template.format(**words), [_answer(fn, slots, values | {a: x, b: y}) for x in xs for y in ys]
+
+
 # A request to do one ask again with another value: the ask, then "the same" for the new value(s), said as the
 # template says the value (with its "$", its unit, "%"), or by the parameter's name where the template gives it bare.
 _AGAIN = (
@@ -407,10 +431,14 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
             cases = ask_cases(fn, rng, rng.randint(2, 4))
             if cases is not None:
                 return _item(category, split, i, cases[0], [fn], cases[1])
-        elif i % 8 == 4:  # an eighth list two parameters' values, paired in order ("..., respectively")
+        elif i % 16 == 4:  # a sixteenth list two parameters' values, paired in order ("..., respectively")
             paired = ask_respectively(fn, rng, rng.randint(2, 3))
             if paired is not None:
                 return _item(category, split, i, paired[0], [fn], paired[1])
+        elif i % 16 == 12:  # ... and a sixteenth two values of each, to be called in every pairing (four calls)
+            crossed = ask_product(fn, rng)
+            if crossed is not None:
+                return _item(category, split, i, crossed[0], [fn], crossed[1])
         asked = [ask(fn, rng) for _ in range(rng.randint(2, 3))]
         if len({repr(a) for _, a in asked}) < len(asked):  # each ask a different call
             return _one(category, split, i, rng)
