@@ -877,6 +877,13 @@ def test_a_grouped_number_is_copied_whole_and_a_named_flag_takes_the_value_said(
     assert barred(loan, "675000", "0") and barred(loan, "675000", ".") and not barred(loan, "675000", ",")
     assert not barred(loan, "6750", "0")  # the copy goes on (forced there)
     assert not barred("$675,000 or 6750000 dollars", "675000", "0")
+    # so does a number written without separators, but for its decimal point (SmolLM2 wrote 500000 for "5 km")
+    hospital = "Find a hospital within 5 km of Denver, or 5.5 miles, or 50 minutes away."
+    assert barred("Find a hospital within 5 km of Denver.", "5", "0")
+    assert not barred("Find a hospital within 5 km of Denver.", "5", ".")
+    assert not barred(hospital, "5", "0") and barred(hospital, "50", "0")  # 50 and 5.5 start with 5
+    assert not barred("Find a hospital within 5 km of Denver.", "4", "0")  # no number of the request: free
+    assert barred("Within 5.0 km.", "5", "0") and not barred("Within 5.0 km.", "5", ".")
 
 
 def test_a_date_parameter_takes_the_requests_dates_in_the_format_its_description_asks():

@@ -393,6 +393,7 @@ class Grounding:
         # the numbers written with separators, as digits, with the length of their leading group; and every number
         self.grouped = sorted({(g.replace(",", ""), len(g.split(",")[0])) for g in _GROUPED.findall(written)})
         self.numbers = set(_ANY_NUMBER.findall(everything))
+        self.whole_parts = {n.split(".")[0] for n in self.numbers}  # what a number's digits before its point are
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
         self.texts = {"all": everything, "results": results}
         self.text = everything
@@ -403,6 +404,8 @@ class Grounding:
         self.commas = torch.tensor(comma_tokens(tokenizer), dtype=torch.long)
         self.comma_ids = set(comma_tokens(tokenizer))
         self.number_goes_on = torch.tensor(number_tokens(tokenizer), dtype=torch.long)
+        digits_on = [i for i in number_tokens(tokenizer) if token_texts(tokenizer)[i][0].isdigit()]
+        self.digits_go_on = torch.tensor(digits_on, dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
         self.dated = re.search(_DATE, everything) is not None  # `_date_follows` has something to find
         # markup in a value only where the request or the results hold some
@@ -460,7 +463,7 @@ class Grounding:
         return found
 
     def bias(self, logits: Any, generated: Sequence[int], text: str) -> None:
-        if self.grouped and (number := _NUMBER_VALUE.search(text)) is not None:  # before any bias: the model's wish
+        if (number := _NUMBER_VALUE.search(text)) is not None:  # before any bias: the model's wish
             self._go_on(logits, number.group(1).lstrip("-"), text)
         tokens, sequence = self.active
         if len(tokens):
@@ -549,15 +552,21 @@ class Grounding:
         of it, goes on with its next digit (or its decimal point): a JSON number has no separator, and at the barred
         comma SmolLM2 took the point ("$18,500": 18.5). Where another number of the source starts with the same
         digits ("1,250,000" and "15 years"), only when the model's likeliest token opens with a comma. Once the whole
-        number is written, it ends there (unless a longer number of the source starts with it)."""
+        number is written, it ends there (unless a longer number of the source starts with it). So does a number
+        the source writes without separators, but for its decimal point: no further digit (SmolLM2 wrote 500000
+        for "within 5 km" and 50000000 for "the next 50 years"; `founded` then turned the call down)."""
         if len(_QUOTE.findall(text)) % 2:
             return  # inside a string (an array's item)
+        longer = any(n.startswith(digits) and n != digits for n in self.numbers)
         going = {plain for plain, lead in self.grouped if lead <= len(digits) < len(plain) and plain.startswith(digits)}
         if not going:
-            if any(digits == plain for plain, _ in self.grouped) and not any(
-                n.startswith(digits) and n != digits for n in self.numbers
-            ):  # the whole copy is written: it goes on no further (SmolLM2 wrote 6750000, then 675000.5)
+            if any(digits == plain for plain, _ in self.grouped) and not longer:
+                # the whole copy is written: it goes on no further (SmolLM2 wrote 6750000, then 675000.5)
                 logits[self.number_goes_on] -= PENALTY
+            elif digits in self.whole_parts and not any(
+                n.startswith(digits) and n[len(digits) : len(digits) + 1].isdigit() for n in self.numbers
+            ):  # "5 km", "5.0 km": 5, then no digit (a point may follow)
+                logits[self.digits_go_on] -= PENALTY
             return
         # where another number starts so too, the model's own wish decides: a comma next is the grouped one's copy
         if any(n.startswith(digits) for n in self.numbers - going) and int(logits.argmax()) not in self.comma_ids:

@@ -37,7 +37,9 @@ class Switches:
     copy the request and the results (with `listed`, a later call takes a list's next item); a list's item or an
     object's key opens as a value does (not `"}}}`), and a list of strings ends where it takes an item again or,
     past its second, one sharing no word with the request; a number the request writes with separators
-    ("$1,250,000") is copied whole, and a place whose description asks its region keeps it ("Denver, Colorado").
+    ("$1,250,000") is copied whole, and any number of the source, once written, takes no further digit unless a
+    longer one starts with it ("5 km": 5, not 500000); a place whose description asks its region keeps it
+    ("Denver, Colorado").
     `loop_guard`: no token loops inside a call, and no number runs past 20 digits. `extra_calls`: a turn ends before
     a call that repeats one of its calls or asks nothing the request asked (judged as soon as the call's JSON
     closes, so that the token budget does not cut it off first). `one_call`: one call a turn.
