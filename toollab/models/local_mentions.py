@@ -542,8 +542,10 @@ def uncovered(
     calls = format.parse(text).tool_calls
     if not calls or len(calls) >= MAX_COVERED_CALLS or any(c.name == finish for c in calls):
         return False
-    if bool(unused_values(values, calls)) or request is None:
-        return bool(unused_values(values, calls))
+    if unused_values(values, calls):
+        return True
+    if request is None:
+        return False
     by_tool: dict[str, list[ToolCall]] = {}
     for call in calls:
         by_tool.setdefault(call.name, []).append(call)

@@ -278,6 +278,13 @@ def number_tokens(tokenizer: Any) -> tuple[int, ...]:
 
 
 @functools.cache
+def digit_going_on_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens of `number_tokens` that open with a digit: what would go on with a number's digits (not its point)."""
+    texts = token_texts(tokenizer)
+    return tuple(i for i in number_tokens(tokenizer) if texts[i][0].isdigit())
+
+
+@functools.cache
 def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
     """The tokens that open with a comma, or with a quote and a comma (spaces allowed), found once per tokenizer."""
     return tuple(i for i, t in enumerate(token_texts(tokenizer)) if re.match(r'\s*"?\s*,', t))
@@ -404,8 +411,7 @@ class Grounding:
         self.commas = torch.tensor(comma_tokens(tokenizer), dtype=torch.long)
         self.comma_ids = set(comma_tokens(tokenizer))
         self.number_goes_on = torch.tensor(number_tokens(tokenizer), dtype=torch.long)
-        digits_on = [i for i in number_tokens(tokenizer) if token_texts(tokenizer)[i][0].isdigit()]
-        self.digits_go_on = torch.tensor(digits_on, dtype=torch.long)
+        self.digits_go_on = torch.tensor(digit_going_on_tokens(tokenizer), dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
         self.dated = re.search(_DATE, everything) is not None  # `_date_follows` has something to find
         # markup in a value only where the request or the results hold some
@@ -463,7 +469,8 @@ class Grounding:
         return found
 
     def bias(self, logits: Any, generated: Sequence[int], text: str) -> None:
-        if (number := _NUMBER_VALUE.search(text)) is not None:  # before any bias: the model's wish
+        # before any bias: the model's wish; only where the text ends in a digit (the search scans the whole text)
+        if text[-1:].isdigit() and (number := _NUMBER_VALUE.search(text)) is not None:
             self._go_on(logits, number.group(1).lstrip("-"), text)
         tokens, sequence = self.active
         if len(tokens):

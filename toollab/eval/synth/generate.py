@@ -178,13 +178,14 @@ def ask_list(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, 
     return template.format(**words), [_answer(fn, slots, values | {varied.name: value}) for value in listed]
 
 
-def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
-    """One question asking `k` calls of `fn` that differ in two parameters, both listed in their slots and paired
-    in order ("... from Lisbon, Porto and Faro to Madrid, Rome and Oslo, respectively?"), and the calls' possible
-    answers; None when the template drawn has fewer than two slots to list or `tries` draws all repeated a value."""
+def _two_lists(
+    fn: Fn, rng: random.Random, k: int, tries: int
+) -> tuple[str, dict[str, Any], dict[str, list[Any]], dict[str, str]] | None:
+    """A template of `fn` with two of its slots listing `k` values each ("Lisbon, Porto and Faro", "Madrid, Rome
+    and Oslo"): the template, a value for every parameter, the two lists by parameter, and each slot's words;
+    None when the template drawn has fewer than two slots to list or `tries` draws all repeated a value."""
     template = rng.choice(fn.asks)
-    listable = _listable(fn, template)
-    listable = [prm for prm in listable if len(_pool(prm)) >= k]
+    listable = [prm for prm in _listable(fn, template) if len(_pool(prm)) >= k]
     if len(listable) < 2:
         return None
     varied = rng.sample(listable, 2)
@@ -193,11 +194,22 @@ def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tup
     said = [str(v) for column in columns.values() for v in column]
     said += [str(values[p.name]) for p in fn.params if p not in varied]
     if len(set(said)) < len(said):  # no value twice ("Lisbon to Lisbon")
-        return ask_respectively(fn, rng, k, tries - 1) if tries > 1 else None
+        return _two_lists(fn, rng, k, tries - 1) if tries > 1 else None
     words = {prm.name: _text(prm, values[prm.name]) for prm in fn.params}
     for prm in varied:
         texts = [_text(prm, v) for v in columns[prm.name]]
         words[prm.name] = ", ".join(texts[:-1]) + " and " + texts[-1]
+    return template, values, columns, words
+
+
+def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
+    """One question asking `k` calls of `fn` that differ in two parameters, both listed in their slots and paired
+    in order ("... from Lisbon, Porto and Faro to Madrid, Rome and Oslo, respectively?"), and the calls' possible
+    answers; None when no two lists could be drawn (`_two_lists`)."""
+    drawn = _two_lists(fn, rng, k, tries)
+    if drawn is None:
+        return None
+    template, values, columns, words = drawn
     question = template.format(**words)
     end = question[-1] if question[-1] in "?.!" else ""
     question = f"{question.rstrip('?.!')}, respectively{end}"
@@ -209,22 +221,11 @@ def ask_respectively(fn: Fn, rng: random.Random, k: int, tries: int = 10) -> tup
 def ask_product(fn: Fn, rng: random.Random, tries: int = 10) -> tuple[str, list[dict[str, Any]]] | None:
     """One question asking a call of `fn` for each pair of two parameters' values, two of each listed in their slots
     without pairing them ("Schedule for japanese and german, advanced and beginner level?": four calls), and the
-    calls' possible answers; None when the template drawn has fewer than two slots to list or `tries` draws all
-    repeated a value."""
-    template = rng.choice(fn.asks)
-    listable = [prm for prm in _listable(fn, template) if len(_pool(prm)) >= 2]
-    if len(listable) < 2:
+    calls' possible answers; None when no two lists could be drawn (`_two_lists`)."""
+    drawn = _two_lists(fn, rng, 2, tries)
+    if drawn is None:
         return None
-    varied = rng.sample(listable, 2)
-    values = {prm.name: rng.choice(_pool(prm)) for prm in fn.params}
-    columns = {prm.name: rng.sample(list(_pool(prm)), 2) for prm in varied}
-    said = [str(v) for column in columns.values() for v in column]
-    said += [str(values[p.name]) for p in fn.params if p not in varied]
-    if len(set(said)) < len(said):
-        return ask_product(fn, rng, tries - 1) if tries > 1 else None
-    words = {prm.name: _text(prm, values[prm.name]) for prm in fn.params}
-    for prm in varied:
-        words[prm.name] = " and ".join(_text(prm, v) for v in columns[prm.name])
+    template, values, columns, words = drawn
     (a, xs), (b, ys) = columns.items()
     slots = _slots(fn, template)
     return template.format(**words), [_answer(fn, slots, values | {a: x, b: y}) for x in xs for y in ys]
