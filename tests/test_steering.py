@@ -58,6 +58,18 @@ def test_a_turn_is_cut_before_a_call_that_repeats_or_adds_nothing_asked():
     grade = ToolCall(name="trail_grade", arguments={"trail": "Summit Path"})
     assert adds_to(grade, [climb], "How hard is Summit Path, and how much does it climb?")  # another question
     assert not adds_to(climb, [climb, grade], "How hard is Summit Path, and how much does it climb?")
+    # a number is new unless the tool's calls hold it as written, or written otherwise where the request does not
+    loan = "Interest on $675,000 for 5 and 20 years at 5.0%?"
+    first = ToolCall(name="interest", arguments={"principal": 675000, "rate": 5.0, "years": 20})
+    five = {"principal": 675000, "rate": 5.0, "years": 5}
+    assert adds_to(first.model_copy(update={"arguments": five}), [first], loan)
+    swapped = {"principal": 20, "rate": 5.0, "years": 675000}  # the same numbers moved about: padding
+    assert not adds_to(first.model_copy(update={"arguments": swapped}), [first], loan)
+    assert not adds_to(first, [first], loan)
+    words = "Monthly payment on $18,500 over thirty and fifteen years?"  # a number said in words is said
+    thirty = ToolCall(name="payment", arguments={"principal": 18500, "years": 30})
+    fifteen = thirty.model_copy(update={"arguments": {"principal": 18500, "years": 15}})
+    assert adds_to(fifteen, [thirty], words) and not adds_to(thirty, [fifteen], words.replace("thirty", "twenty"))
 
 
 def test_a_call_is_judged_as_soon_as_its_json_closes():
@@ -370,6 +382,9 @@ def test_coverage_finds_the_request_values_no_call_holds():
     assert unused_values(values, [first]) == ["1052.33", "2027-03-14", "sacramento", "california"]
     second = ToolCall(name="tax", arguments={"amount": 1052.33, "city": "Sacramento, California", "on": "2027-03-14"})
     assert unused_values(values, [first, second]) == []
+    # a number is held whole: 5 is not in 675000 nor in 5.5, and 88.0 is held by 88 (and 88 by 88.0)
+    held = [ToolCall(name="f", arguments={"a": 675000, "b": 88, "c": 5.5, "d": 12.0})]
+    assert unused_values(["5", "88.0", "88", "5.5", "12", "1"], held) == ["5", "1"]
     from toollab.models.local_mentions import uncovered
 
     assert uncovered(written(first), HERMES, "finish", values) and not uncovered(
@@ -379,7 +394,7 @@ def test_coverage_finds_the_request_values_no_call_holds():
 
 
 def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
-    from toollab.models.local_mentions import listed_with, uncovered, unlisted
+    from toollab.models.local_mentions import listed_next, listed_with, uncovered, unlisted
 
     weather = "What is the weather in Paris, Rome and Oslo today? I found you through the Kestrel app."
     assert listed_with("paris", weather) == ["rome", "oslo"] and listed_with("Oslo", weather) == ["rome", "paris"]
@@ -404,6 +419,17 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     assert listed_with("salt", "I need salt and pepper.") == []  # two lowercase words: as often one thing as two
     assert listed_with("Paris", "A flight to Paris and I will pay.") == []  # a sentence's opener is no item
     assert listed_with("Mombasa, Daejeon", "The weather in Mombasa, Daejeon and Tallinn") == []  # packed: not one
+    # numbers said in words are items one by one, as calls write them in digits
+    loan = "Monthly payment on $18,500 over thirty and fifteen years at 5.0%?"
+    assert listed_with("30", loan) == ["15"]
+    thirty = ToolCall(name="loan", arguments={"principal": 18500, "rate": 5.0, "years": 30})
+    assert unlisted([thirty], loan) == ["15"]
+    # a number item is held as the request writes it: the rate's 5.0 (written "5.0%") is not the years' 5
+    interest = "Interest on $675,000 for 5 and 20 years at 5.0%?"
+    twenty = ToolCall(name="interest", arguments={"principal": 675000, "rate": 5.0, "years": 20})
+    assert unlisted([twenty], interest) == ["5"] and listed_next([twenty], interest) == ({"years"}, ["5"])
+    five = twenty.model_copy(update={"arguments": {"principal": 675000, "rate": 5.0, "years": 5}})
+    assert unlisted([twenty, five], interest) == []
     paris = ToolCall(name="weather", arguments={"city": "Paris"})
     rome = ToolCall(name="weather", arguments={"city": "Rome"})
     oslo = ToolCall(name="weather", arguments={"city": "Oslo", "unit": "celsius"})
@@ -746,6 +772,61 @@ def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
     reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([table], "required")))
     teams = [c.args_as_dict()["team"] for c in reply.message.tool_calls]
     assert sorted(teams) == ["Harbor City FC", "Old Town Athletic", "Riverside Rovers"], reply.raw  # listed off: 2
+
+
+@pytest.mark.slow
+def test_a_call_after_a_lists_first_goes_on_with_its_tool_and_its_pins_hold_past_a_spaced_colon(steered):
+    # dev items: the second call of "$18,500 over thirty and fifteen years" took the loan's other tool, and a flag
+    # written `"include_donor_count" : true` (a space before the colon) escaped the pin that holds it false
+    from functools import partial
+
+    import torch
+
+    from toollab.models.local_mentions import listed_next, pinned_next
+    from toollab.models.local_steering import NAME_BIAS, PENALTY, Grounding
+
+    tokenizer = steered["on"].load().tokenizer
+    asked = "Monthly payment for borrowing $18,500 over thirty and fifteen years, without insurance?"
+    listed, pins = partial(listed_next, request=asked), partial(pinned_next, request=asked)
+    grounding = Grounding(tokenizer, asked, "", 3.0, HERMES, "finish", listed, pins=pins)
+    first = ToolCall(name="loan_monthly_payment", arguments={"principal": 18500, "years": 30, "insured": False})
+    text = written(first) + '\n<tool_call>\n{"name": "loan'
+    logits = torch.zeros(len(tokenizer))
+    grounding.bias(logits, [], text)
+
+    def token(word: str) -> int:
+        return tokenizer(word, add_special_tokens=False)["input_ids"][0]
+
+    assert logits[token("_")] >= NAME_BIAS * 3.0  # "_" goes on towards both names
+    grounding.bias(logits := torch.zeros(len(tokenizer)), [], text + "_")
+    assert logits[token("month")] >= NAME_BIAS * 3.0 > logits[token("total")]
+    text += '_monthly_payment", "arguments": {"principal": 18500, "years": 15, "insured" :'
+    grounding.update(text)
+    grounding.bias(logits := torch.zeros(len(tokenizer)), [], text)
+    assert logits[token(" true")] < -PENALTY / 2 < logits[token(" false")]
+
+
+@pytest.mark.slow
+def test_a_list_item_another_value_writes_too_still_gets_its_call(steered):
+    # a dev item: "5" of "5 and 20 years" counted as called because the rate held 5.0, and the second call, years 5,
+    # was cut as adding nothing; given a second loan tool, SmolLM2 wrote its second call with that one
+    def loan(name: str, description: str) -> ToolSpec:
+        return ToolSpec(name, description, {
+            "type": "object",
+            "properties": {"amount": {"type": "number", "description": "Amount borrowed, in dollars."},
+                           "rate": {"type": "number", "description": "Yearly interest in percent."},
+                           "years": {"type": "integer", "description": "Length of the loan in years."}},
+            "required": ["amount", "rate", "years"],
+        })  # fmt: skip
+
+    tools = [
+        loan("total_interest", "Total interest paid over the life of a fixed-rate loan."),
+        loan("monthly_payment", "Monthly payment of a fixed-rate loan."),
+    ]  # short: two calls in 96 tokens
+    asked = "How much interest do I pay in total on $675 borrowed for 5 and 20 years at 5.0%?"
+    reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams(tools, "required")))
+    calls = sorted((c.name, c.args_as_dict()["years"]) for c in reply.message.tool_calls)
+    assert calls == [("total_interest", 5), ("total_interest", 20)], reply.raw
 
 
 @pytest.mark.slow

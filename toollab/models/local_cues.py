@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from toollab.models.local_names import name_words, same_stem
+from toollab.models.local_numbers import SAID, said_value
 from toollab.tools.arithmetic import without_separators
 
 # Words that join a number to the rest of the sentence rather than say what it counts.
@@ -27,37 +28,13 @@ _STOP = frozenset([
 ])  # fmt: skip
 # Words after which a description's word names a rate's unit, not the quantity ("interest rate per year").
 _RATE = frozenset({"per", "a", "an", "each", "every"})
-# Numbers in words read here, not by text2num (`local_numbers`): it joins the items of a list said in words
-# ("thirty, twenty and five years" reads "30, 25"), and a cue belongs to each item.
-_UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}  # fmt: skip
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-_SAID = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_UNITS)})"
-_NUMBER = rf"(?:\$\s?)?(?:-?\d+(?:\.\d+)?|{_SAID}\b)(?:\s?%)?"
+_NUMBER = rf"(?:\$\s?)?(?:-?\d+(?:\.\d+)?|{SAID}\b)(?:\s?%)?"
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
 _GROUP = re.compile(rf"(?<![\w.$-]){_NUMBER}(?:{_SEPARATOR}{_NUMBER})*(?!\w|\.\d)", re.IGNORECASE)
 _ONE = re.compile(_NUMBER, re.IGNORECASE)
 _WORD = re.compile(r"[a-z][a-z0-9]*")
 _AFTER = re.compile(r"(?:-|\s+)?([a-z][a-z0-9]*)", re.IGNORECASE)
 _BEFORE = re.compile(r"([a-z][a-z0-9]*)\s+$", re.IGNORECASE)
-
-
-def _value(said: str) -> int | float | None:
-    """A number as written ("18500", "5.0%", "$36000", "thirty", "twenty-five"): an int unless written with a
-    decimal point."""
-    plain = said.lower().strip().lstrip("$").rstrip("%").strip()
-    if re.fullmatch(r"-?\d+", plain):
-        return int(plain)
-    if re.fullmatch(r"-?\d+\.\d+", plain):
-        return float(plain)
-    words = re.split(r"[- ]", plain)
-    total = _TENS.get(words[0], _UNITS.get(words[0]))
-    if total is None:
-        return None
-    return total + (_UNITS.get(words[1], 0) if len(words) > 1 else 0)
 
 
 @functools.lru_cache(maxsize=64)
@@ -80,7 +57,7 @@ def number_cues(request: str) -> tuple[tuple[int | float, frozenset[str]], ...]:
         if before is not None and before.group(1).lower() not in _STOP:
             cue.add(before.group(1).lower())
         for one in _ONE.finditer(group.group()):
-            value = _value(one.group())
+            value = said_value(one.group())
             if value is not None:
                 units = {"percent"} if one.group().rstrip().endswith("%") else set()
                 units |= {"dollars"} if one.group().startswith("$") else set()

@@ -29,7 +29,15 @@ from toollab.harness.request import RequestParams
 from toollab.models.local_cues import cued_numbers
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
-from toollab.models.local_numbers import in_digits, said_numbers
+from toollab.models.local_numbers import (
+    PLAIN_NUMBER,
+    holds_number,
+    in_digits,
+    number_texts,
+    numbers_in_digits,
+    said_numbers,
+    whole_number,
+)
 from toollab.models.local_steering import call_values, value_forms
 from toollab.tools import ToolSpec
 from toollab.tools.arithmetic import without_separators
@@ -230,9 +238,8 @@ def mentioned_required(
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
 
 
-_PLAIN_NUMBER = r"-?\d+(?:\.\d+)?"  # a number as written: 5, -2, 10.5 (a list's item, a value the request gives)
-_FOUND_NUMBER = re.compile(_PLAIN_NUMBER)
-_PERCENT = re.compile(rf"({_PLAIN_NUMBER})\s*(?:%|percent\b)")
+_FOUND_NUMBER = re.compile(PLAIN_NUMBER)
+_PERCENT = re.compile(rf"({PLAIN_NUMBER})\s*(?:%|percent\b)")
 
 
 def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
@@ -313,20 +320,38 @@ def salient_values(request: str) -> list[str]:
 
 
 def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]:
-    """The values that no call holds (inside any of its argument values, ignoring case; a quoted or named
-    value counts as used when a call holds any of its words, not counting numbers: the dates of a list share
-    their year)."""
-    held = " \n ".join(v.lower() for c in calls for v in call_values(c.args_or_raw()))
+    """The values that no call holds (inside any of its argument values, ignoring case; a number as a whole number;
+    a quoted or named value counts as used when a call holds any of its words, not counting numbers: the dates of a
+    list share their year)."""
+    return _unheld(values, [v for c in calls for v in call_values(c.args_or_raw())])
+
+
+def _unheld(values: Sequence[str], held_values: Sequence[str]) -> list[str]:
+    held = " \n ".join(v.lower() for v in held_values)
 
     def used(value: str) -> bool:
+        if re.fullmatch(PLAIN_NUMBER, value):  # a whole number of a value: 5 is not held by 675000 nor by 5.5
+            return whole_number(value).search(held) is not None
         if value in held:
             return True
-        if whole := re.fullmatch(r"(-?\d+)\.0+", value):  # "88.0" held as 88 (the grammar writes a whole float so)
-            return re.search(rf"(?<![\d.]){whole.group(1)}(?![\d.])", held) is not None
         words = [w for w in _WORD.findall(value) if len(w) >= 3 and not w.isdigit()]
         return bool(words) and any(w in held for w in words)
 
     return [v for v in values if not used(v)]
+
+
+def items_left(items: Sequence[str], calls: Sequence[ToolCall], request: str) -> list[str]:
+    """The `items` of the request's lists that no call holds yet (`unused_values`); a number item where no call
+    holds it as the request writes it, or written otherwise where the request does not write the call's value as
+    it is (`holds_number`: "$675,000 for 5 and 20 years at 5.0%": the rate's 5.0 is not the years' 5)."""
+    texts = [t for call in calls for t in number_texts(call.args_or_raw())]
+    return [
+        item
+        for item in items
+        if (
+            not holds_number(texts, item, request) if re.fullmatch(PLAIN_NUMBER, item) else unused_values([item], calls)
+        )
+    ]
 
 
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or "
@@ -338,8 +363,8 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
     """A pattern for the items of a list `value` is one of (a list's items look alike: numbers, capitalised names
     that may hold numbers, or as many lowercase words as the value has), and whether a list of two joined by "and"
     counts (not for lowercase words: "salt and pepper" is one thing as often as two)."""
-    if re.fullmatch(_PLAIN_NUMBER, value):
-        return _PLAIN_NUMBER, True
+    if re.fullmatch(PLAIN_NUMBER, value):
+        return PLAIN_NUMBER, True
     if re.fullmatch(DIGIT_DATE, value):  # ... or a date in digits
         return DIGIT_DATE, True
     words = value.split()
@@ -352,15 +377,24 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
 
 def listed_with(value: str, request: str) -> list[str]:
     """The other items of the list in the request that `value` is an item of ("Paris" in "Paris, Rome and Oslo":
-    Rome, Oslo), lowercased; [] when the value is in no list."""
+    Rome, Oslo; 30 in "over thirty and fifteen years": 15), lowercased; [] when the value is in no list."""
     value = value.strip()
-    number = re.fullmatch(_PLAIN_NUMBER, without_separators(value)) is not None
-    if number:  # "1,500 and 12,000" is a list of 1500 and 12000, as calls write them
-        value, request = without_separators(value), without_separators(request)
+    number = re.fullmatch(PLAIN_NUMBER, without_separators(value)) is not None
     # a number may carry a unit (5cm), but is no item where it is part of a time, a ratio or a date (8:20, 3/4)
     tail = r"(?![\d:/-]|\.\d)" + _UNIT if number else r"(?![\w'-])"
+    if number:
+        value = without_separators(value)
     written = re.escape(value) + (r"(?:\.0+)?" if re.fullmatch(r"-?\d+", value) else "")  # 88 for "88.0"
-    found = re.search(rf"(?<![\w.{':/' if number else ''}-]){written}{tail}", request, re.IGNORECASE)
+    pattern = re.compile(rf"(?<![\w.{':/' if number else ''}-]){written}{tail}", re.IGNORECASE)
+    # "1,500 and 12,000" is a list of 1500 and 12000, as calls write them; and where the request does not write a
+    # number in digits, "thirty and five" one of 30 and 5 (not first: "three sides: 3, 4 and 5")
+    texts = (without_separators(request), numbers_in_digits(request)) if number else (request,)
+    found = None
+    for request in texts:
+        if (found := pattern.search(request)) is not None:
+            break
+    if found is None and (whole := re.fullmatch(r"(-?\d+)\.0+", value)):  # 5.0 for "5 and 20", unless it says 5.0
+        return listed_with(whole.group(1), texts[0])
     shape = _item_shape(value if number else request[found.start() : found.start() + len(value)]) if found else None
     if found is None or shape is None:
         return []
@@ -408,11 +442,12 @@ def ends_item(value: str, request: str) -> bool:
 
 
 def unlisted(calls: Sequence[ToolCall], request: str) -> list[str]:
-    """The items of the request's lists that no call holds, where a call holds another item of the same list: the
-    calls of a turn that took "Paris" from "Paris, Rome and Oslo" are not done before Rome and Oslo have theirs."""
-    values = [v for c in calls for v in call_values(c.args_or_raw())]
+    """The items of the request's lists that no call holds (`items_left`), where a call holds another item of the
+    same list: the calls of a turn that took "Paris" from "Paris, Rome and Oslo" are not done before Rome and Oslo
+    have theirs."""
+    values = [v for c in calls for v in call_values(c.args_or_raw(), exact=True)]
     siblings = [s for v in values for s in listed_with(v, request)]
-    return unused_values(list(dict.fromkeys(siblings)), calls)
+    return items_left(list(dict.fromkeys(siblings)), calls, request)
 
 
 def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list[str]]:
@@ -424,11 +459,11 @@ def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list
         if not isinstance(arguments, dict):
             continue
         for key, value in arguments.items():
-            others = " \n ".join(v.lower() for k, held in arguments.items() if k != key for v in call_values(held))
-            siblings = [s for x in call_values(value) for s in listed_with(x, request)]
+            others = call.model_copy(update={"arguments": {k: v for k, v in arguments.items() if k != key}})
+            siblings = [s for x in call_values(value, exact=True) for s in listed_with(x, request)]
             # a list another argument of the same call also took from spans parameters ("italian, advanced and
             # beginner level" is one language and two levels): which of them varies is not known
-            if siblings and not any(s in others for s in siblings):
+            if siblings and len(items_left(siblings, [others], request)) == len(siblings):
                 parameters.add(key)
     return parameters, _spelled(unlisted(calls, request), request)
 
@@ -438,7 +473,7 @@ def _spelled(items: Sequence[str], request: str) -> list[str]:
     gives it)."""
     spelled = []
     for item in items:
-        for text in (request, without_separators(request)):
+        for text in (request, without_separators(request), numbers_in_digits(request)):
             if (found := re.search(rf"(?<![\w.-]){re.escape(item)}", text, re.IGNORECASE)) is not None:
                 spelled.append(found.group(0))
                 break
@@ -469,7 +504,7 @@ def crossed_left(calls: Sequence[ToolCall], request: str) -> list[dict[str, str]
         return []
     lists: dict[str, list[str]] = {}
     for key, value in arguments[0].items():
-        values = call_values(value)
+        values = call_values(value, exact=True)
         if not isinstance(value, (list, dict)) and values and (siblings := listed_with(values[0], request)):
             lists[key] = _spelled([values[0].lower(), *siblings], request)
     if len(lists) != 2:
@@ -509,17 +544,17 @@ def pinned_next(calls: Sequence[ToolCall], request: str, listed: set[str] | None
     pinned: dict[str, list[str]] = {}
     for key in sorted(listed):
         siblings = dict.fromkeys(
-            s for a in arguments if key in a for x in call_values(a[key]) for s in listed_with(x, request)
+            s for a in arguments if key in a for x in call_values(a[key], exact=True) for s in listed_with(x, request)
         )
-        if left := _spelled(unused_values(list(siblings), calls), request):
+        if left := _spelled(items_left(list(siblings), calls, request), request):
             pinned[key] = [form for item in left for form in value_forms(item)]
     if not pinned:  # every item is called: a pair of two lists' items may not be yet
         pinned = {key: value_forms(item) for key, item in crossed_next(calls, request).items()}
     if not pinned:
         return {}
-    items = {s for a in arguments for x in call_values(list(a.values())) for s in listed_with(x, request)}
+    items = {s for a in arguments for x in call_values(list(a.values()), True) for s in listed_with(x, request)}
     rivals = [v for v in unused_values(salient_values(request), calls) if v not in items]
-    rival_kinds = {bool(re.fullmatch(_PLAIN_NUMBER, v)) for v in rivals}  # True: a number
+    rival_kinds = {bool(re.fullmatch(PLAIN_NUMBER, v)) for v in rivals}  # True: a number
     for key, value in arguments[0].items():
         if key in listed or isinstance(value, (list, dict)) or not all(a.get(key, ...) == value for a in arguments):
             continue

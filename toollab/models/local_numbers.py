@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from toollab.tools.arithmetic import without_separators
 
@@ -49,3 +51,86 @@ def in_digits(request: str) -> str:
 
     # a lone surrogate (a user's text may hold one) cannot go to text2num, which reads UTF-8
     return str(alpha2digit(request.encode("utf-8", "replace").decode("utf-8"), "en", threshold=0))
+
+
+# Numbers in words read one by one, not by text2num: it joins the items of a list said in words ("thirty, twenty
+# and five years" reads "30, 25"), and each item is a number of its own.
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+SAID = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_UNITS)})"
+_SAID_WORDS = re.compile(rf"(?<![\w-]){SAID}(?![\w-])", re.IGNORECASE)
+
+
+def said_value(said: str) -> int | float | None:
+    """A number as written ("18500", "5.0%", "$36000", "thirty", "twenty-five"): an int unless written with a
+    decimal point."""
+    plain = said.lower().strip().lstrip("$").rstrip("%").strip()
+    if re.fullmatch(r"-?\d+", plain):
+        return int(plain)
+    if re.fullmatch(r"-?\d+\.\d+", plain):
+        return float(plain)
+    words = re.split(r"[- ]", plain)
+    total = _TENS.get(words[0], _UNITS.get(words[0]))
+    if total is None:
+        return None
+    return total + (_UNITS.get(words[1], 0) if len(words) > 1 else 0)
+
+
+@functools.lru_cache(maxsize=64)
+def words_in_digits(text: str) -> str:
+    """`text` with each number it says in words up to ninety-nine written in digits, one by one ("over thirty,
+    twenty and five years": "over 30, 20 and 5 years"), where `in_digits` would read a list as one number."""
+    return _SAID_WORDS.sub(lambda m: str(said_value(m.group())), text)
+
+
+PLAIN_NUMBER = r"-?\d+(?:\.\d+)?"  # a number as written: 5, -2, 10.5 (a list's item, a value the request gives)
+
+
+def whole_number(value: str) -> re.Pattern[str]:
+    """`value` (a plain number) written whole, as a call or a request may write it: "88.0" as 88 (the grammar
+    writes a whole float so) and 88 as 88.0; not inside another number (5 of 675000, of 5.5)."""
+    whole = re.fullmatch(r"(-?\d+)(?:\.0+)?", value)
+    written = re.escape(whole.group(1)) + r"(?:\.0+)?" if whole else re.escape(value)
+    return re.compile(rf"(?<![\d.]){written}(?![\d]|\.\d)")
+
+
+@functools.lru_cache(maxsize=64)
+def numbers_in_digits(text: str) -> str:
+    """`text` with its numbers as calls write them: no thousands separators, words in digits one by one."""
+    return without_separators(words_in_digits(text))
+
+
+def number_texts(value: Any) -> list[str]:
+    """The numbers in an argument value as the call wrote them: 5.0 as "5.0" and 5 as "5" (where
+    `local_steering.call_values` writes a whole float as an int, to match the request's text)."""
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in number_texts(item)]
+    if isinstance(value, list):
+        return [t for item in value for t in number_texts(item)]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return []
+    return [repr(value)]
+
+
+def holds_number(texts: Sequence[str], number: str, source: str) -> bool:
+    """Whether values written `texts` (`number_texts`) hold the plain number `number` of the `source`: one written
+    so, or the same number written otherwise (88 for "88.0") where the source does not write that value as it is
+    ("5 and 20 years at 5.0%": a rate of 5.0 is the source's 5.0, not the list's 5)."""
+    if number in texts:
+        return True
+    plain = without_separators(source)
+    return any(whole_number(number).fullmatch(t) is not None and not _written_as(t, plain) for t in texts)
+
+
+def writes_number(number: str, text: str) -> bool:
+    """Whether `text` writes the plain number `number` whole (`whole_number`; with separators, or in words)."""
+    pattern = whole_number(number)
+    return pattern.search(without_separators(text)) is not None or pattern.search(numbers_in_digits(text)) is not None
+
+
+def _written_as(text: str, source: str) -> bool:
+    return re.search(rf"(?<![\d.]){re.escape(text)}(?![\d]|\.\d)", source) is not None

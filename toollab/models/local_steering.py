@@ -18,7 +18,7 @@ from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
 from toollab.models.local_dates import DIGIT_DATE
 from toollab.models.local_names import name_words, same_stem
-from toollab.models.local_numbers import said_numbers
+from toollab.models.local_numbers import holds_number, number_texts, said_numbers, writes_number
 from toollab.tools.arithmetic import GROUPED as _GROUPED
 from toollab.tools.arithmetic import without_separators
 
@@ -119,27 +119,44 @@ def _key(call: ToolCall) -> tuple[str, str]:
     return call.name, repr(call.args_or_raw())
 
 
-def call_values(value: Any) -> list[str]:
-    """The scalar values in an argument value, as text (booleans and None left out: nothing to ground)."""
+def call_values(value: Any, exact: bool = False) -> list[str]:
+    """The scalar values in an argument value, as text (booleans and None left out: nothing to ground); a whole
+    float also as an int (the request may write 5 for a rate of 5.0), unless `exact`: then as written alone (which
+    of the request's numbers a value is: in "5 and 20 years at 5.0%", a rate of 5.0 is not the list's 5)."""
     if isinstance(value, dict):
-        return [v for item in value.values() for v in call_values(item)]
+        return [v for item in value.values() for v in call_values(item, exact)]
     if isinstance(value, list):
-        return [v for item in value for v in call_values(item)]
+        return [v for item in value for v in call_values(item, exact)]
     if isinstance(value, bool) or value is None:
         return []
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and not exact:
         return [str(int(value)), str(value)]
     return [str(value)]
 
 
 def adds_to(call: ToolCall, earlier: Sequence[ToolCall], request: str) -> bool:
     """Whether the call brings something the request asked for that the earlier calls of the turn did not: one of
-    its argument values appears in the request (numbers as written, text ignoring case) and, when an earlier call
-    used the same tool, in none of that tool's earlier calls (a second tool may ask about the same thing)."""
+    its argument values appears in the request (text ignoring case; a number whole) and, when an earlier call used
+    the same tool, in none of that tool's earlier calls (a second tool may ask about the same thing), a number as
+    `holds_number` reads them ("$675,000 for 5 and 20 years at 5.0%": a second call's years 5 is new beside the
+    first's rate 5.0)."""
     said = request.lower()
     same_tool = [c for c in earlier if c.name == call.name]
     used = {v.strip().lower() for c in same_tool for v in call_values(c.args_or_raw())}
-    return any((v := raw.strip().lower()) and v in said and v not in used for raw in call_values(call.args_or_raw()))
+    held = [t for c in same_tool for t in number_texts(c.args_or_raw())]
+    arguments = call.args_or_raw()
+    if any(writes_number(t, request) and not holds_number(held, t, request) for t in number_texts(arguments)):
+        return True
+    return any((v := raw.strip().lower()) and v in said and v not in used for raw in _strings(arguments))
+
+
+def _strings(value: Any) -> list[str]:
+    """The strings in an argument value."""
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return [value] if isinstance(value, str) else []
 
 
 def closed_call(text: str, format: Format) -> str | None:
@@ -196,9 +213,11 @@ _QUOTE = re.compile(r'(?<!\\)"')  # a quote that opens or closes a JSON string
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _ITEM_WORD = re.compile(r"[^\W_]{3,}|\d+")
 _ITEM_NEXT = re.compile(r"""[\[{,]\s?$""")  # where an array's next item or an object's next key may open
-_KEY = re.compile(r""""([^"]+)":\s?(?:"[^"]*|[-\d.]*)$""")  # the parameter whose value is being written
+# the parameter whose value is being written (SmolLM2 writes `"include_donor_count" : true` at times)
+_KEY = re.compile(r""""([^"]+)"\s*:\s?(?:"[^"]*|[-\d.]*)$""")
 _INSIDE = re.compile(r""":\s?"([^"\\]*)$""")  # inside a string value (and what it holds so far)
 _SEPARATED = re.compile(r"""[\s,;:]$""")  # ... that ends in a space or a separator
+NAME_BIAS = 3  # times `strength` for the name of a tool a list's items are left of
 COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
 PIECE = 16  # the longest token text looked for where a copy goes on letter by letter
 LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
@@ -431,6 +450,8 @@ class Grounding:
         # a call's opening up to its arguments; the text seldom ends right there (SmolLM2 writes ` {"` as one token)
         self._opening = re.compile(re.escape(head) + r'([^"\n]+)' + re.escape(tail.rstrip()))
         self._openings = 0  # the calls whose opening `update` has seen
+        self._naming = re.compile(re.escape(head) + r'([^"\n]*)$')  # a call's name being written
+        self._unfinished: tuple[int, list[str]] = (-1, [])  # per call written so far: the tools a list is left of
 
     def _source(self, tokenizer: Any, text: str) -> tuple[Any, list[int]]:
         """A source's tokens (both spellings of each word, without the punctuation between values), and its token
@@ -517,6 +538,23 @@ class Grounding:
                 logits[self.wanted] += self.strength
         if key is not None and (forms := self.pinned.get(key.group(1))):
             self._pin(logits, text, forms)
+        if self.listed is not None and (naming := self._naming.search(text)) is not None:
+            self._name_unfinished(logits, text[: naming.start()], naming.group(1))
+
+    def _name_unfinished(self, logits: Any, before: str, written: str) -> None:
+        """A call's name goes on towards a tool whose earlier calls of the turn took items of a list that some item
+        of is left (`strength` more): the turn goes on for those items ("interest on $675,000 for 5 and 20 years":
+        SmolLM2 wrote its second call with the loan's other tool)."""
+        calls = self.format.parse(before).tool_calls
+        if self._unfinished[0] != len(calls):
+            assert self.listed is not None
+            names = dict.fromkeys(c.name for c in calls if c.name != self.finish)
+            unfinished = [n for n in names if self.listed([c for c in calls if c.name == n])[1]]
+            self._unfinished = (len(calls), unfinished)
+        forms = [json.dumps(name)[1:] for name in self._unfinished[1]]  # the name and its closing quote
+        found = continuing(written, forms, self.vocabulary) if forms else None
+        if found is not None and found[0]:
+            logits[sorted(found[0])] += NAME_BIAS * self.strength
 
     def _pin(self, logits: Any, text: str, forms: list[str]) -> None:
         """A pinned value is written as one of `forms`: only the tokens that go on towards one of them, and, once it

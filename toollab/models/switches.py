@@ -58,7 +58,10 @@ class Switches:
     value all its earlier calls gave where the request writes no rival (`local_mentions.pinned_next`); on the dev
     set it won 5 parallel items and lost none, on BFCL (50 a category) 1 and none; the pins 14 and none. Where two
     parameters took two lists' items, every pairing is called ("Lakers and Bulls in 2018 and 2020": four calls;
-    `local_mentions.crossed_left`), unless the request says "respectively".
+    `local_mentions.crossed_left`), unless the request says "respectively". A number item is called only when a call
+    holds it as the request writes it ("5 and 20 years at 5.0%": the rate's 5.0 is not the years' 5;
+    `local_numbers.holds_number`), a list may be said in words ("thirty and fifteen years"), and while a tool's list
+    has items left the next call's name leans to that tool.
     `decompose`: a first calling turn whose request joins several requests ("... ? Also: ...") decodes one row per
     part, each seeing its part alone as the request, and makes the parts' calls (a request that numbers its asks
     where sentences open, "First, ... Lastly, ...", splits at the numbers, and an ask done again for other values,
