@@ -417,6 +417,12 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     ]
     assert listed_with("beans", "How far apart do zucchini, beans and kale go?") == ["kale", "zucchini"]
     assert listed_with("salt", "I need salt and pepper.") == []  # two lowercase words: as often one thing as two
+    # "and" comes once, before a list's last item: "advanced" is no fourth language, and no item of theirs
+    classes = "Schedule for japanese, german and italian, advanced level?"
+    assert listed_with("japanese", classes) == ["german", "italian"]
+    assert listed_with("italian", classes) == ["german", "japanese"] and listed_with("advanced", classes) == []
+    pairs = "Compute the Pythagorean Theorem of two side lengths: 3 and 4, 5 and 12."  # pairs listed: four items
+    assert listed_with("4", pairs) == ["5", "12", "3"] and listed_with("5", pairs) == ["12", "4", "3"]
     assert listed_with("Paris", "A flight to Paris and I will pay.") == []  # a sentence's opener is no item
     assert listed_with("Mombasa, Daejeon", "The weather in Mombasa, Daejeon and Tallinn") == []  # packed: not one
     # numbers said in words are items one by one, as calls write them in digits

@@ -357,6 +357,7 @@ def items_left(items: Sequence[str], calls: Sequence[ToolCall], request: str) ->
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or "
 _UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
+_JOINED = re.compile(r"\b(?:and|or)\b")  # a separator that comes before a list's last item
 
 
 def _item_shape(value: str) -> tuple[str, bool] | None:
@@ -403,13 +404,38 @@ def listed_with(value: str, request: str) -> list[str]:
     before = re.compile(rf"(?<![\w.'-])({item}){tail}{_SEPARATOR}$")
     siblings: list[str] = []
     commas = False
+    # "and" (or "or") comes once in a list, before its last item: "japanese, german and italian, advanced level"
+    # lists three languages, and "advanced" is not a fourth
+    last = (back := before.search(request[: found.start()])) is not None and _JOINED.search(back.group(0)) is not None
     end = found.end()
-    while len(siblings) < MAX_LISTED and (step := after.match(request, end)) is not None:
+    ahead = False  # an "and" after the value: going back, there is none
+    while not last and len(siblings) < MAX_LISTED and (step := after.match(request, end)) is not None:
         siblings.append(step.group(1))
         commas |= "," in step.group(0)
         end = step.end()
+        last = ahead = _JOINED.search(step.group(0)) is not None
+    pairs_after = re.compile(rf"\s*,\s*({item}){tail}\s+and\s+({item}){tail}")
+    while last and len(siblings) < MAX_LISTED and (pair := pairs_after.match(request, end)) is not None:
+        siblings += [pair.group(1), pair.group(2)]  # "3 and 4, 5 and 12": pairs listed, each an item's pair
+        end = pair.end()
+    # going back, the "and" comes first or not at all: past a comma it is another list's ("..., advanced level")
+    joined, crossed = ahead, False
     start = found.start()
     while len(siblings) < MAX_LISTED and (back := before.search(request[:start])) is not None:
+        if _JOINED.search(back.group(0)):
+            if joined or crossed:
+                break
+            joined = True
+        elif (ended := before.search(request[: back.start()])) is not None and _JOINED.search(ended.group(0)):
+            # the item a comma goes back to closes a list of its own ("italian" of "... and italian, advanced")
+            if not (joined and not crossed and " and " in ended.group(0)):
+                break
+            siblings += [back.group(1), ended.group(1)]  # ... unless both are pairs: "3 and 4, 5 and 12"
+            commas = True
+            start = ended.start()
+            continue
+        else:
+            crossed = True
         siblings.append(back.group(1))
         commas |= "," in back.group(0)
         start = back.start()
