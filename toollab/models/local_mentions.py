@@ -33,12 +33,11 @@ from toollab.models.local_numbers import (
     PLAIN_NUMBER,
     holds_number,
     in_digits,
-    number_texts,
     numbers_in_digits,
     said_numbers,
     whole_number,
 )
-from toollab.models.local_steering import call_values, value_forms
+from toollab.models.local_steering import call_values, number_texts, value_forms
 from toollab.tools import ToolSpec
 from toollab.tools.arithmetic import without_separators
 
@@ -323,11 +322,7 @@ def unused_values(values: Sequence[str], calls: Sequence[ToolCall]) -> list[str]
     """The values that no call holds (inside any of its argument values, ignoring case; a number as a whole number;
     a quoted or named value counts as used when a call holds any of its words, not counting numbers: the dates of a
     list share their year)."""
-    return _unheld(values, [v for c in calls for v in call_values(c.args_or_raw())])
-
-
-def _unheld(values: Sequence[str], held_values: Sequence[str]) -> list[str]:
-    held = " \n ".join(v.lower() for v in held_values)
+    held = " \n ".join(v.lower() for c in calls for v in call_values(c.args_or_raw()))
 
     def used(value: str) -> bool:
         if re.fullmatch(PLAIN_NUMBER, value):  # a whole number of a value: 5 is not held by 675000 nor by 5.5
@@ -345,13 +340,9 @@ def items_left(items: Sequence[str], calls: Sequence[ToolCall], request: str) ->
     holds it as the request writes it, or written otherwise where the request does not write the call's value as
     it is (`holds_number`: "$675,000 for 5 and 20 years at 5.0%": the rate's 5.0 is not the years' 5)."""
     texts = [t for call in calls for t in number_texts(call.args_or_raw())]
-    return [
-        item
-        for item in items
-        if (
-            not holds_number(texts, item, request) if re.fullmatch(PLAIN_NUMBER, item) else unused_values([item], calls)
-        )
-    ]
+    numbers = {i for i in items if re.fullmatch(PLAIN_NUMBER, i)}
+    unused = set(unused_values([i for i in items if i not in numbers], calls))
+    return [i for i in items if (not holds_number(texts, i, request) if i in numbers else i in unused)]
 
 
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or "

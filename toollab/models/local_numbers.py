@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from toollab.tools.arithmetic import without_separators
 
@@ -104,22 +103,10 @@ def numbers_in_digits(text: str) -> str:
     return without_separators(words_in_digits(text))
 
 
-def number_texts(value: Any) -> list[str]:
-    """The numbers in an argument value as the call wrote them: 5.0 as "5.0" and 5 as "5" (where
-    `local_steering.call_values` writes a whole float as an int, to match the request's text)."""
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in number_texts(item)]
-    if isinstance(value, list):
-        return [t for item in value for t in number_texts(item)]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return []
-    return [repr(value)]
-
-
 def holds_number(texts: Sequence[str], number: str, source: str) -> bool:
-    """Whether values written `texts` (`number_texts`) hold the plain number `number` of the `source`: one written
-    so, or the same number written otherwise (88 for "88.0") where the source does not write that value as it is
-    ("5 and 20 years at 5.0%": a rate of 5.0 is the source's 5.0, not the list's 5)."""
+    """Whether values written `texts` (`local_steering.number_texts`) hold the plain number `number` of the
+    `source`: one written so, or the same number written otherwise (88 for "88.0") where the source does not write
+    that value as it is ("5 and 20 years at 5.0%": a rate of 5.0 is the source's 5.0, not the list's 5)."""
     if number in texts:
         return True
     plain = without_separators(source)

@@ -18,7 +18,7 @@ from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
 from toollab.models.local_dates import DIGIT_DATE
 from toollab.models.local_names import name_words, same_stem
-from toollab.models.local_numbers import holds_number, number_texts, said_numbers, writes_number
+from toollab.models.local_numbers import holds_number, said_numbers, writes_number
 from toollab.tools.arithmetic import GROUPED as _GROUPED
 from toollab.tools.arithmetic import without_separators
 
@@ -119,19 +119,33 @@ def _key(call: ToolCall) -> tuple[str, str]:
     return call.name, repr(call.args_or_raw())
 
 
+def _scalars(value: Any) -> list[Any]:
+    """The scalar values in an argument value, inside its objects and lists at any depth."""
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _scalars(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _scalars(item)]
+    return [value]
+
+
 def call_values(value: Any, exact: bool = False) -> list[str]:
     """The scalar values in an argument value, as text (booleans and None left out: nothing to ground); a whole
     float also as an int (the request may write 5 for a rate of 5.0), unless `exact`: then as written alone (which
     of the request's numbers a value is: in "5 and 20 years at 5.0%", a rate of 5.0 is not the list's 5)."""
-    if isinstance(value, dict):
-        return [v for item in value.values() for v in call_values(item, exact)]
-    if isinstance(value, list):
-        return [v for item in value for v in call_values(item, exact)]
-    if isinstance(value, bool) or value is None:
-        return []
-    if isinstance(value, float) and value.is_integer() and not exact:
-        return [str(int(value)), str(value)]
-    return [str(value)]
+    texts: list[str] = []
+    for scalar in _scalars(value):
+        if isinstance(scalar, bool) or scalar is None:
+            continue
+        if isinstance(scalar, float) and scalar.is_integer() and not exact:
+            texts.append(str(int(scalar)))
+        texts.append(str(scalar))
+    return texts
+
+
+def number_texts(value: Any) -> list[str]:
+    """The numbers in an argument value as the call wrote them: 5.0 as "5.0" and 5 as "5" (not the strings that
+    hold numbers: a year "2010" is a string's value)."""
+    return [str(s) for s in _scalars(value) if isinstance(s, (int, float)) and not isinstance(s, bool)]
 
 
 def adds_to(call: ToolCall, earlier: Sequence[ToolCall], request: str) -> bool:
@@ -147,16 +161,11 @@ def adds_to(call: ToolCall, earlier: Sequence[ToolCall], request: str) -> bool:
     arguments = call.args_or_raw()
     if any(writes_number(t, request) and not holds_number(held, t, request) for t in number_texts(arguments)):
         return True
-    return any((v := raw.strip().lower()) and v in said and v not in used for raw in _strings(arguments))
-
-
-def _strings(value: Any) -> list[str]:
-    """The strings in an argument value."""
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
-    return [value] if isinstance(value, str) else []
+    return any(
+        (v := raw.strip().lower()) and v in said and v not in used
+        for raw in _scalars(arguments)
+        if isinstance(raw, str)
+    )
 
 
 def closed_call(text: str, format: Format) -> str | None:
@@ -451,7 +460,7 @@ class Grounding:
         self._opening = re.compile(re.escape(head) + r'([^"\n]+)' + re.escape(tail.rstrip()))
         self._openings = 0  # the calls whose opening `update` has seen
         self._naming = re.compile(re.escape(head) + r'([^"\n]*)$')  # a call's name being written
-        self._unfinished: tuple[int, list[str]] = (-1, [])  # per call written so far: the tools a list is left of
+        self._unfinished: tuple[int, list[str]] = (-1, [])  # where a name starts, and the tools a list is left of
 
     def _source(self, tokenizer: Any, text: str) -> tuple[Any, list[int]]:
         """A source's tokens (both spellings of each word, without the punctuation between values), and its token
@@ -539,20 +548,21 @@ class Grounding:
         if key is not None and (forms := self.pinned.get(key.group(1))):
             self._pin(logits, text, forms)
         if self.listed is not None and (naming := self._naming.search(text)) is not None:
-            self._name_unfinished(logits, text[: naming.start()], naming.group(1))
+            self._name_unfinished(logits, text, naming)
 
-    def _name_unfinished(self, logits: Any, before: str, written: str) -> None:
+    def _name_unfinished(self, logits: Any, text: str, naming: re.Match[str]) -> None:
         """A call's name goes on towards a tool whose earlier calls of the turn took items of a list that some item
         of is left (`strength` more): the turn goes on for those items ("interest on $675,000 for 5 and 20 years":
-        SmolLM2 wrote its second call with the loan's other tool)."""
-        calls = self.format.parse(before).tool_calls
-        if self._unfinished[0] != len(calls):
+        SmolLM2 wrote its second call with the loan's other tool). The earlier calls are read once per name, where
+        it starts, not at each of its tokens."""
+        if self._unfinished[0] != naming.start():
             assert self.listed is not None
+            calls = self.format.parse(text[: naming.start()]).tool_calls
             names = dict.fromkeys(c.name for c in calls if c.name != self.finish)
             unfinished = [n for n in names if self.listed([c for c in calls if c.name == n])[1]]
-            self._unfinished = (len(calls), unfinished)
+            self._unfinished = (naming.start(), unfinished)
         forms = [json.dumps(name)[1:] for name in self._unfinished[1]]  # the name and its closing quote
-        found = continuing(written, forms, self.vocabulary) if forms else None
+        found = continuing(naming.group(1), forms, self.vocabulary) if forms else None
         if found is not None and found[0]:
             logits[sorted(found[0])] += NAME_BIAS * self.strength
 
