@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toollab import ToolSpec
-from toollab.models.local_cues import cued_numbers, number_cues
+from toollab.models.local_cues import cued_numbers, named_numbers, number_cues
 from toollab.models.local_mentions import mentioned_required
 
 LOAN = "Monthly payment for borrowing $1,250,000, 18,500 and 240,000 over thirty, twenty and five years at 5.0%?"
@@ -35,6 +35,8 @@ def test_a_parameter_takes_the_numbers_its_name_or_else_its_description_cues():
     base = {"type": "number", "description": "The base of the triangle in meters."}
     triangle = "A triangle with base 10 meters and height 5 meters."
     assert cued_numbers("base", base, triangle) == [10]  # the name's cue first: both are in meters
+    # the grounding reads the name's cue alone, always on: it ends "10" of "$10,000 ... for 10 years" at 10
+    assert named_numbers("years", LOAN) == {30, 20, 5} and named_numbers("principal", LOAN) == set()
 
 
 def test_cues_make_the_numbers_a_parameters_choices_in_the_grammar_only_when_switched_on():

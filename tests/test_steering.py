@@ -425,6 +425,13 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     assert listed_with("4", pairs) == ["5", "12", "3"] and listed_with("5", pairs) == ["12", "4", "3"]
     assert listed_with("Paris", "A flight to Paris and I will pay.") == []  # a sentence's opener is no item
     assert listed_with("Mombasa, Daejeon", "The weather in Mombasa, Daejeon and Tallinn") == []  # packed: not one
+    # what comes before the value may come before each item again: a currency, or a word the items before have too
+    loans = "Interest on loans of $10,000, $20,000 and $30,000 at 4%?"
+    assert listed_with("10000", loans) == ["20000", "30000"] and listed_with("30000", loans) == ["20000", "10000"]
+    frost = "The last frost in Porto and in Nagoya?"
+    assert listed_with("Porto", frost) == ["nagoya"] and listed_with("Nagoya", frost) == ["porto"]
+    trips = "Ferries from Lisbon to Porto and from Madrid to Rome."  # "to Porto and from Madrid" is no list
+    assert listed_with("Madrid", trips) == [] and listed_with("Porto", trips) == []
     # numbers said in words are items one by one, as calls write them in digits
     loan = "Monthly payment on $18,500 over thirty and fifteen years at 5.0%?"
     assert listed_with("30", loan) == ["15"]
@@ -971,6 +978,23 @@ def test_a_grouped_number_is_copied_whole_and_a_named_flag_takes_the_value_said(
     assert not barred(hospital, "5", "0") and barred(hospital, "50", "0")  # 50 and 5.5 start with 5
     assert not barred("Find a hospital within 5 km of Denver.", "4", "0")  # no number of the request: free
     assert barred("Within 5.0 km.", "5", "0") and not barred("Within 5.0 km.", "5", ".")
+    # where the request's numbers that start so are told apart by the words beside them, the one the parameter's name
+    # cues decides: "$10,000 ... for 10, 20 and 30 years" (SmolLM2 wrote years 10000, and 36000 for "thirty years")
+
+    def pushed(request: str, key: str, written: str) -> dict[str, float]:
+        logits = torch.zeros(len(tokenizer))
+        Grounding(tokenizer, request, "", 3.0, HERMES, "finish").bias(
+            logits, [], '<tool_call>\n{"name": "f", "arguments": {"' + key + '": ' + written
+        )
+        return {p: float(logits[tokenizer(p, add_special_tokens=False)["input_ids"][0]]) for p in "0123"}
+
+    grow = "What will $10,000 grow to at 5% a year for 10, 20 and 30 years?"
+    assert pushed(grow, "years", "10")["0"] < -PENALTY / 2  # the years' 10 ends: no 10000
+    assert pushed(grow, "amount", "10")["0"] > -PENALTY / 2  # the amount may go on (its name cues no number)
+    thirty = "The monthly payment on a $675,000 and 36,000 loan at 3.5% over thirty years?"
+    assert pushed(thirty, "years", "3")["0"] > PENALTY / 2  # 30, said in words, not 36000 nor 3.5
+    opens = pushed("Payment on $18,500 at 5.0 and 6.75% over fifteen years?", "years", "")
+    assert opens["1"] > max(opens["0"], opens["2"], opens["3"])  # a value opens with a cued number's first digit
 
 
 def test_a_date_parameter_takes_the_requests_dates_in_the_format_its_description_asks():
@@ -1094,6 +1118,8 @@ def test_numbers_said_in_words_or_with_a_magnitude_are_given_in_digits():
     assert said_numbers("A room for two nights for twenty-five people, the top five of them.") == ("2", "25", "5")
     assert said_numbers("Revenue of $2 million, then 1.267 billion and $1.2M.") == ("2000000", "1267000000", "1200000")
     assert said_numbers("Two hundred and one dalmatians") == ("201",)
+    # a list said in words is read one number at a time as well (text2num reads "thirty, twenty and five" as 30, 25)
+    assert said_numbers("Over thirty, twenty and five years.") == ("30", "25", "20", "5")
     assert said_numbers("Radius 5 km, $1,250,000, on the 2nd of May, a one-way ticket.") == ()  # digits are written
     assert said_numbers("\ud800 two \x00 nights") == ("2",)  # a lone surrogate or a control character is read past
     nights = ToolSpec("book", "Book.", {

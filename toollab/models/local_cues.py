@@ -78,14 +78,29 @@ def cued_numbers(parameter: str, schema: dict[str, Any], request: str) -> list[i
     it gets none."""
     if schema.get("type") not in ("number", "integer", "float"):
         return []
-    cues = number_cues(request)
     found: list[int | float] = []
     for words in (name_words(parameter), _description_words(schema)):
-        found = [v for v, cue in cues if any(same_stem(w, c) for w in words for c in cue if len(c) >= 3)]
-        if found:
+        if found := _cued(tuple(words), request):
             break
     if schema.get("type") == "integer":
         if not all(float(v).is_integer() for v in found):
             return []
         found = [int(v) for v in found]
     return list(dict.fromkeys(found))
+
+
+def _cued(words: tuple[str, ...], request: str) -> list[int | float]:
+    """The request's numbers whose cue shares a stem with one of `words`."""
+    return [v for v, cue in number_cues(request) if any(same_stem(w, c) for w in words for c in cue if len(c) >= 3)]
+
+
+@functools.lru_cache(maxsize=256)
+def named_numbers(parameter: str, request: str) -> frozenset[float]:
+    """The request's numbers whose cue shares a stem with a word of the parameter's name ("10 years" for `years`),
+    as floats: what `Grounding` ends a number value at where a longer number of the request starts the same way."""
+    return frozenset(float(v) for v in _cued(tuple(name_words(parameter)), request))
+
+
+def cue_of(value: float, request: str) -> frozenset[str]:
+    """Every cue the request gives the number `value` (`number_cues`); empty for a number it gives none."""
+    return frozenset(c for v, cue in number_cues(request) if float(v) == value for c in cue)

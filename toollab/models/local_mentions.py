@@ -349,6 +349,7 @@ _SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " "
 _UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
 _JOINED = re.compile(r"\b(?:and|or)\b")  # a separator that comes before a list's last item
+_LEAD = re.compile(r"(?:[$€£]|(?<![\w'-])(?:in|at|on|for|from|of|to|with|by|the|a|an)\s+)$", re.IGNORECASE)
 
 
 def _item_shape(value: str) -> tuple[str, bool] | None:
@@ -391,8 +392,14 @@ def listed_with(value: str, request: str) -> list[str]:
     if found is None or shape is None:
         return []
     item, pairs = shape
-    after = re.compile(rf"{_SEPARATOR}({item}){tail}")
-    before = re.compile(rf"(?<![\w.'-])({item}){tail}{_SEPARATOR}$")
+    # what is written before the value may come before each item again: "$675,000 and $18,500", "in Porto and in
+    # Nagoya"; a word only where the items before the value have it too ("to Porto and from Madrid" is no list)
+    led = _LEAD.search(request[: found.start()])
+    lead = re.escape(led.group(0)) if led is not None else ""
+    again = f"(?:{lead})?" if lead else ""
+    each = lead if led is not None and led.group(0)[0].isalpha() else ""
+    after = re.compile(rf"{_SEPARATOR}{again}({item}){tail}")
+    before = re.compile(rf"(?<![\w.'-]){each}({item}){tail}{_SEPARATOR}{again}$")
     siblings: list[str] = []
     commas = False
     # "and" (or "or") comes once in a list, before its last item: "japanese, german and italian, advanced level"

@@ -30,7 +30,8 @@ def _plain(value: float) -> str:
 def said_numbers(request: str) -> tuple[str, ...]:
     """The numbers `request` says in words or with a magnitude, in digits, each once, in the order said; not the
     numbers it writes in digits. Words are read by text2num (`alpha2digit`, every number however small: "one" of
-    "no one" reads as 1 too, a value a call rarely takes); a magnitude multiplies the number before it."""
+    "no one" reads as 1 too, a value a call rarely takes), and a list of them one by one (`words_in_digits`:
+    text2num reads "thirty, twenty and five" as 30 and 25); a magnitude multiplies the number before it."""
     plain = without_separators(request)
     found: list[str] = []
     for match in _MAGNITUDE.finditer(plain):
@@ -39,6 +40,8 @@ def said_numbers(request: str) -> tuple[str, ...]:
     written = set(_DIGITS.findall(plain))
     spoken = in_digits(_MAGNITUDE.sub(" ", plain))
     found += [n for n in _DIGITS.findall(spoken) if n not in written]
+    for listed in _SAID_LIST.finditer(plain):  # and a list one by one: "thirty, twenty and five" is 30, 20 and 5
+        found += _DIGITS.findall(words_in_digits(listed.group()))
     return tuple(dict.fromkeys(n for n in found if n not in written))
 
 
@@ -62,6 +65,9 @@ _UNITS = {
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 SAID = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_UNITS)})"
 _SAID_WORDS = re.compile(rf"(?<![\w-]){SAID}(?![\w-])", re.IGNORECASE)
+_SAID_LIST = re.compile(
+    rf"(?<![\w-]){SAID}(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+){SAID})+(?![\w-])", re.IGNORECASE
+)
 
 
 def said_value(said: str) -> int | float | None:

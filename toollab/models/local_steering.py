@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from toollab.formats.base import Format
 from toollab.harness.messages import ToolCall
+from toollab.models.local_cues import cue_of, named_numbers
 from toollab.models.local_dates import DIGIT_DATE
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_numbers import holds_number, said_numbers, writes_number
@@ -428,6 +429,8 @@ class Grounding:
         # the numbers written with separators, as digits, with the length of their leading group; and every number
         self.grouped = sorted({(g.replace(",", ""), len(g.split(",")[0])) for g in _GROUPED.findall(written)})
         self.numbers = set(_ANY_NUMBER.findall(everything))
+        self.request = request
+        self.asked_numbers = set(_ANY_NUMBER.findall(without_separators("\n".join((request, *said_numbers(request))))))
         self.whole_parts = {n.split(".")[0] for n in self.numbers}  # what a number's digits before its point are
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
         self.texts = {"all": everything, "results": results}
@@ -518,6 +521,8 @@ class Grounding:
                 logits[token] += self.strength * min(1 + letters, LETTERS_CAP)
         if opening is not None:
             logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
+            if not opening.group(1):
+                self._cue_opens(logits, text)
         elif _ITEM_OPENED.search(text):  # an array's item or an object's key opens as a value does
             logits[self.bad_openings[1]] -= PENALTY
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
@@ -612,6 +617,8 @@ class Grounding:
         for "within 5 km" and 50000000 for "the next 50 years"; `founded` then turned the call down)."""
         if len(_QUOTE.findall(text)) % 2:
             return  # inside a string (an array's item)
+        if self._cue_decides(logits, digits, text):
+            return
         longer = any(n.startswith(digits) and n != digits for n in self.numbers)
         going = {plain for plain, lead in self.grouped if lead <= len(digits) < len(plain) and plain.startswith(digits)}
         if not going:
@@ -628,6 +635,40 @@ class Grounding:
             return
         for plain in going:
             logits[self.vocabulary[plain[len(digits)]]] += PENALTY
+
+    def _cue_opens(self, logits: Any, text: str) -> None:
+        """A value opens with `strength` more on the first digit of the request's numbers cued for its parameter
+        (`local_cues.named_numbers`: "at 5.0 and 6.75% over fifteen years", `years`: 1), where it has some."""
+        key = _KEY.search(text)
+        cued = named_numbers(key.group(1), self.request) if key is not None else frozenset()
+        firsts = {n[0] for n in self.asked_numbers if float(n) in cued}
+        if firsts:
+            logits[sorted(self.vocabulary[f] for f in firsts)] += self.strength
+
+    def _cue_decides(self, logits: Any, digits: str, text: str) -> bool:
+        """Where the request's numbers that start with the digits written so far are told apart by their cue for
+        the parameter being written (`local_cues.named_numbers`: "$10,000 ... for 10, 20 and 30 years", `years` at
+        "10"), the value goes on to the one cued number that goes on, or ends at the cued number it is; whether it
+        decided. SmolLM2 went on copying 10,000 (years 10000, and 36000 for "thirty years" after "36,000")."""
+        key = _KEY.search(text)
+        starting = {n for n in self.numbers if n.startswith(digits)}
+        if key is None or not starting <= self.asked_numbers:  # a result's number: the request's cues do not tell
+            return False
+        cued = named_numbers(key.group(1), self.request)
+        fits = {n for n in starting if float(n) in cued}
+        # only where the other numbers are cued as something else: "$2,000,000 goal" and "toward $25,000" are both
+        # dollars, and a `goal` may be either
+        kinds = {c for n in fits for c in cue_of(float(n), self.request)}
+        if any(cue_of(float(n), self.request) & kinds for n in starting - fits):
+            return False
+        ahead = fits - {digits}
+        if digits in fits and not ahead and fits != starting:
+            logits[self.number_goes_on] -= PENALTY
+        elif digits not in fits and len(ahead) == 1:
+            logits[self.vocabulary[next(iter(ahead))[len(digits)]]] += PENALTY
+        else:
+            return False
+        return True
 
     def _kind_tokens(self, parameter: str, opening: bool = False) -> Any:
         """The first tokens of the source's words that share a stem with a word of `parameter`'s name and that the
