@@ -1346,7 +1346,7 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     # follows: SmolLM2 went on with `uit` and wrote "Suitcase Path" (5 items of the dev set's first 30 a category)
     import torch
 
-    from toollab.models.local_steering import Grounding, _vocabulary
+    from toollab.models.local_steering import PENALTY, Grounding, _vocabulary
 
     asked = "What's the elevation gain of Summit Path in meters?"
     tokenizer = steered["on"].load().tokenizer
@@ -1370,6 +1370,33 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     })  # fmt: skip
     reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([climb], "required")))
     assert reply.message.tool_calls[0].args_as_dict()["trail"] == "Summit Path", reply.raw
+    # a copy does not join the source's words with a capital: SmolLM2 wrote "MealOnWheels" for "Meals on Wheels"
+    meals = Grounding(tokenizer, "How close is the Meals on Wheels campaign to its goal? Ask iPhone users.", "", 3.0,
+                      HERMES, "finish")  # fmt: skip
+    opened = '<tool_call>\n{"name": "campaign_progress", "arguments": {"campaign": "'
+    cases = (("Meal", True, True), ("Meals", True, False), ("i", False, False), ("X", False, False))
+    for value, capital, skip in cases:
+        logits = torch.zeros(len(tokenizer))
+        meals.bias(logits, [], opened + value)
+        assert bool(logits[pieces["On"]] < -PENALTY / 2) is capital, value
+        for piece in (" on", "on"):  # "Meal on Wheels" and "MealonWheels" skip the end of "Meals"
+            assert bool(logits[pieces[piece]] < -PENALTY / 2) is skip, value
+        assert logits[pieces["s"]] > -PENALTY / 2
+    # outside a name of capitalised words, only the skip is barred: the word may end otherwise ("Portugal")
+    portuguese = Grounding(tokenizer, "The Portuguese anthem's title?", "", 3.0, HERMES, "finish")
+    logits = torch.zeros(len(tokenizer))
+    portuguese.bias(logits, [], '<tool_call>\n{"name": "national_anthem", "arguments": {"country": "Portug')
+    assert logits[pieces["al"]] > -PENALTY / 2 and logits[pieces[" an"]] < -PENALTY / 2
+    from toollab.eval.bfcl.schema import tool_set
+    from toollab.eval.synth.generate import families, function_doc
+
+    (campaign,) = [fn for f in families("dev") for fn in f.functions if fn.name == "campaign_progress"]
+    (spec,) = tool_set([function_doc(campaign)], keep_dots=False).specs
+    reply = asyncio.run(steered["on"].request(
+        [UserMessage(content="How close is the Meals on Wheels campaign to its $2,000,000 goal?")],
+        RequestParams([spec], "required"),
+    ))  # fmt: skip
+    assert reply.message.tool_calls[0].args_as_dict()["campaign"] == "Meals on Wheels", reply.raw
 
 
 def test_a_part_that_says_a_tools_name_in_full_gets_that_tool():

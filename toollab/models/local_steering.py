@@ -232,6 +232,7 @@ COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
 PIECE = 16  # the longest token text looked for where a copy goes on letter by letter
 LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
 _WORD_REST = re.compile(r"[^\W_]*")  # the letters and digits left of a word
+_IN_NAME = re.compile(r"[A-Z][^\W_]*\s+(?:(?:of|on|de|la|the|and|for)\s+)?[A-Z]")  # "Meals on Wheels", "Two Wheels"
 
 
 def _token_ids(tokenizer: Any, words: Iterable[str]) -> set[int]:
@@ -279,6 +280,23 @@ def _bad_edges(
         tuple(i for i, t in enumerate(texts) if t.startswith('"')),
         tuple(i for i, t in enumerate(texts) if "<" in t or ">" in t),
     )
+
+
+@functools.cache
+def word_openers(tokenizer: Any) -> dict[str, tuple[int, ...]]:
+    """The tokens by the first two letters of the word they open (lowercased, a space before them or not; one
+    letter for a word of one): "on", " On" and "ons" under "on"."""
+    found: dict[str, list[int]] = {}
+    for i, t in enumerate(token_texts(tokenizer)):
+        if (word := re.match(r"\s?([^\W\d_]+)", t)) is not None:
+            found.setdefault(word.group(1)[:2].lower(), []).append(i)
+    return {k: tuple(v) for k, v in found.items()}
+
+
+@functools.cache
+def capital_tokens(tokenizer: Any) -> tuple[int, ...]:
+    """The tokens that open with a capital letter, no space before it, found once per tokenizer."""
+    return tuple(i for i, t in enumerate(token_texts(tokenizer)) if t[:1].isupper())
 
 
 def runaway_item(text: str, source: str) -> bool:
@@ -440,6 +458,9 @@ class Grounding:
         before, after, quoted_punctuation, closing, markup = _bad_edges(tokenizer)
         self.bad_openings = tuple(torch.tensor(t, dtype=torch.long) for t in (before, after, quoted_punctuation))
         self.commas = torch.tensor(comma_tokens(tokenizer), dtype=torch.long)
+        self.capital_starts = torch.tensor(capital_tokens(tokenizer), dtype=torch.long)
+        self._breaks: dict[str, list[Any]] = {}  # per value written so far: `_word_breaks`
+        self.vocabulary_size = len(tokenizer)
         self.comma_ids = set(comma_tokens(tokenizer))
         self.number_goes_on = torch.tensor(number_tokens(tokenizer), dtype=torch.long)
         self.digits_go_on = torch.tensor(digit_going_on_tokens(tokenizer), dtype=torch.long)
@@ -483,6 +504,38 @@ class Grounding:
                 return found
         return []
 
+    def _word_breaks(self, value: str) -> list[Any]:
+        """The tokens a copy of the source may not go on with after `value` (ending in a letter), where the source
+        writes it from a word's start and never with a capital letter next: those that open with a capital (they
+        would join the source's words into one: SmolLM2 wrote "MealOnWheels"), and, where the source's word goes on
+        in every place, those that open as the next word does, with or without a space: they skip the rest of the
+        word ("Meal on Wheels", "Mealons on Wheels"). A word may still end early or change its ending (the
+        "Portuguese anthem": "Portugal"), but not inside a name of several capitalised words ("Meals on Wheels",
+        "Two Wheels Depot"): there only the tokens that finish the word, or close the value, are left."""
+        if not value[-1:].isalpha():
+            return []
+        if value not in self._breaks:
+            found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}(.?)", self.text, re.IGNORECASE))
+            barred: list[Any] = []
+            if found and not any(m.group(1).isupper() for m in found):
+                barred.append(self.capital_starts)
+                if all(m.group(1).isalnum() for m in found):
+                    if all(_IN_NAME.match(self.text, m.start()) for m in found) and (ends := self._next_letters(value)):
+                        kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
+                        kept[sorted(ends)] = False
+                        kept[self.closing] = False
+                        barred = [kept.nonzero().flatten()]
+                    else:
+                        skipped: set[int] = set()
+                        for m in found:
+                            rest = _WORD_REST.match(self.text, m.end()).end()  # type: ignore[union-attr]
+                            if (after := re.match(r"[^\w]*(\w+)", self.text[rest:])) is not None:
+                                skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
+                        if skipped:
+                            barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
+            self._breaks[value] = barred
+        return self._breaks[value]
+
     def _next_letters(self, value: str) -> dict[int, int]:
         """The tokens that finish a word of the source that a string value stopped inside, where the source's
         tokens split it differently, with the letters each adds: the request's ` Summit` is one token, but a value
@@ -519,6 +572,9 @@ class Grounding:
             # (a model never split `Summit` as `S`+`u`+`m`..., so after `Su` it finds `m` unlikely)
             for token, letters in self._next_letters(value.group(1)).items():
                 logits[token] += self.strength * min(1 + letters, LETTERS_CAP)
+        if value is not None and self.active is self.sources["all"]:
+            for barred in self._word_breaks(value.group(1)):
+                logits[barred] -= PENALTY  # "Meals on Wheels", not "MealOnWheels" nor "Meal on Wheels"
         if opening is not None:
             logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
             if not opening.group(1):
