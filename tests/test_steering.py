@@ -395,6 +395,7 @@ def test_coverage_finds_the_request_values_no_call_holds():
 
 def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     from toollab.models.local_mentions import listed_next, listed_with, uncovered, unlisted
+    from toollab.models.local_places import placed_pairs
 
     weather = "What is the weather in Paris, Rome and Oslo today? I found you through the Kestrel app."
     assert listed_with("paris", weather) == ["rome", "oslo"] and listed_with("Oslo", weather) == ["rome", "paris"]
@@ -425,6 +426,15 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     assert listed_with("4", pairs) == ["5", "12", "3"] and listed_with("5", pairs) == ["12", "4", "3"]
     assert listed_with("Paris", "A flight to Paris and I will pay.") == []  # a sentence's opener is no item
     assert listed_with("Mombasa, Daejeon", "The weather in Mombasa, Daejeon and Tallinn") == []  # packed: not one
+    # places listed with their regions are pairs: a place's siblings are the other places, written as it is
+    places = "Population of Nagoya, Japan, Porto, Portugal and Cusco, Peru in 2010?"
+    assert placed_pairs(places) == (("Nagoya", "Japan"), ("Porto", "Portugal"), ("Cusco", "Peru"))
+    assert listed_with("Porto", places) == ["nagoya", "cusco"] and listed_with("Japan", places) == []
+    assert listed_with("Porto, Portugal", places) == ["nagoya, japan", "cusco, peru"]
+    assert placed_pairs(weather) == () and placed_pairs("In Boston, MA and Washington, D.C.") == (
+        ("Boston", "MA"),
+        ("Washington", "D.C."),
+    )
     # what comes before the value may come before each item again: a currency, or a word the items before have too
     loans = "Interest on loans of $10,000, $20,000 and $30,000 at 4%?"
     assert listed_with("10000", loans) == ["20000", "30000"] and listed_with("30000", loans) == ["20000", "10000"]
@@ -1212,6 +1222,11 @@ def test_a_place_value_keeps_its_region_where_the_description_asks_for_it(steere
     ]
     (call,) = asyncio.run(steered["on"].request(asked, RequestParams([hospitals], "required"))).message.tool_calls
     assert call.args_as_dict()["location"] in ("Boise, Idaho", "Boise, ID"), call
+    # places listed with their regions: each call takes a place with its region (a region followed by another
+    # place had read as the next item of a list, and the value stopped at "Porto")
+    asked = [UserMessage(content="Hospitals within 5 km of Porto, Portugal and Bergen, Norway?")]
+    calls = asyncio.run(steered["on"].request(asked, RequestParams([hospitals], "required"))).message.tool_calls
+    assert sorted(c.args_as_dict()["location"] for c in calls) == ["Bergen, Norway", "Porto, Portugal"]
 
 
 @pytest.mark.slow

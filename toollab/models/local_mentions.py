@@ -37,6 +37,7 @@ from toollab.models.local_numbers import (
     said_numbers,
     whole_number,
 )
+from toollab.models.local_places import placed_pairs
 from toollab.models.local_steering import call_values, number_texts, value_forms
 from toollab.tools import ToolSpec
 from toollab.tools.arithmetic import without_separators
@@ -368,10 +369,29 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
     return r"[a-z][\w'-]*" + r"\s+[a-z][\w'-]*" * (len(words) - 1), False
 
 
+def _paired_with(value: str, request: str) -> list[str] | None:
+    """Where `value` is a place listed with its region (`placed_pairs`), the other places, as the value is written:
+    with their regions or without; [] for a region; None where the value is neither."""
+    pairs = placed_pairs(request)
+    lowered = value.lower()
+    for i, (place, region) in enumerate(pairs):
+        others = pairs[:i] + pairs[i + 1 :]
+        if lowered == f"{place}, {region}".lower():
+            return [f"{p}, {r}".lower() for p, r in others]
+        if lowered == place.lower():
+            return [p.lower() for p, _ in others]
+        if lowered == region.lower():
+            return []
+    return None
+
+
 def listed_with(value: str, request: str) -> list[str]:
     """The other items of the list in the request that `value` is an item of ("Paris" in "Paris, Rome and Oslo":
-    Rome, Oslo; 30 in "over thirty and fifteen years": 15), lowercased; [] when the value is in no list."""
+    Rome, Oslo; 30 in "over thirty and fifteen years": 15; Porto in "Porto, Portugal and Nagoya, Japan": Nagoya),
+    lowercased; [] when the value is in no list."""
     value = value.strip()
+    if (paired := _paired_with(value, request)) is not None:
+        return paired
     number = re.fullmatch(PLAIN_NUMBER, without_separators(value)) is not None
     # a number may carry a unit (5cm), but is no item where it is part of a time, a ratio or a date (8:20, 3/4)
     tail = r"(?![\d:/-]|\.\d)" + _UNIT if number else r"(?![\w'-])"

@@ -20,6 +20,7 @@ from toollab.models.local_cues import cue_of, named_numbers
 from toollab.models.local_dates import DIGIT_DATE
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_numbers import holds_number, said_numbers, writes_number
+from toollab.models.local_places import placed_pairs
 from toollab.tools.arithmetic import GROUPED as _GROUPED
 from toollab.tools.arithmetic import without_separators
 
@@ -462,6 +463,7 @@ class Grounding:
         self._breaks: dict[str, list[Any]] = {}  # per value written so far: `_word_breaks`
         self.vocabulary_size = len(tokenizer)
         self.comma_ids = set(comma_tokens(tokenizer))
+        self.quoting = torch.tensor(quote_tokens(tokenizer), dtype=torch.long)
         self.number_goes_on = torch.tensor(number_tokens(tokenizer), dtype=torch.long)
         self.digits_go_on = torch.tensor(digit_going_on_tokens(tokenizer), dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
@@ -596,7 +598,7 @@ class Grounding:
             logits[kind] -= PENALTY  # a value neither opens nor goes on with its parameter's kind ("Rosewood finish")
         region = key is not None and key.group(1) in self.regions
         if writing and value is not None and region and self._region_follows(value.group(1)):
-            logits[self.closing] -= PENALTY  # "Denver, Colorado" for "the city and state", not "Denver"
+            logits[self.quoting] -= PENALTY  # "Denver, Colorado" for "the city and state", not "Denver" nor "Denver,"
         elif writing and value is not None and self.dated and self._date_follows(value.group(1)):
             logits[self.closing] += PENALTY  # "Harborfront to Old Town", not "... on the 2nd of May 2027"
         elif writing and value is not None and self._item_ends(key, value.group(1)):
@@ -660,8 +662,13 @@ class Grounding:
     def _region_follows(self, value: str) -> bool:
         """Whether the source writes `value` (not holding a comma yet: one region), from a word's start, followed by a
         comma and a capitalised name that ends the list there: "Denver, Colorado with ...", not "New York City, Los
-        Angeles, Alabama" nor "Paris, Rome and Oslo" (places listed)."""
-        return "," not in value and re.search(rf"(?<!\w){re.escape(value)}{_REGION}", self.text) is not None
+        Angeles, Alabama" nor "Paris, Rome and Oslo" (places listed); or a place listed with its region (`placed_pairs`:
+        "Nagoya, Japan, Porto, Portugal and ...")."""
+        if "," in value:
+            return False
+        if any(value.lower() == place.lower() for place, _ in placed_pairs(self.request)):
+            return True
+        return re.search(rf"(?<!\w){re.escape(value)}{_REGION}", self.text) is not None
 
     def _go_on(self, logits: Any, digits: str, text: str) -> None:
         """A number value that has copied the leading group of a number the source writes with separators, or more
