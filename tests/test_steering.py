@@ -141,6 +141,22 @@ def test_the_gate_reads_a_request_without_the_data_it_quotes():
     assert relevance(without_quoted(long), SPECS, "dense") > relevance(long, SPECS, "dense")
 
 
+def test_the_unnamed_gate_reads_a_request_without_the_names_it_gives():
+    from toollab.harness.messages import without_names
+    from toollab.models.local_gate import request_relevance
+
+    campaign = "How close is the Library Renewal and Meals on Wheels campaign to its $2,000,000 goal?"
+    assert without_names(campaign) == "How close is the campaign to its $2,000,000 goal?"
+    # a sentence's first word, a word in capitals, a month and a day stay: they say what is asked
+    kept = "Compute the BMI of Ana Lopez on Monday, March 14th. Then ask Bob."
+    assert without_names(kept) == "Compute the BMI of on Monday, March 14th. Then ask ."
+    assert without_names("Who is Ana Lopez?") == "Who is Ana Lopez?"  # nothing would be left to ask
+    weather = "What's the weather like in Lima for Juniper Okafor and Marlow Reyes?"
+    unnamed = request_relevance(weather, SPECS, "dense-unnamed")
+    named = request_relevance(weather, SPECS, "dense")
+    assert unnamed == request_relevance(without_names(weather), SPECS, "dense") > named
+
+
 def test_the_gate_scores_a_request_that_asks_several_things_by_its_best_fitting_part():
     from toollab.models.local_gate import request_relevance
     from toollab.retrieval.relevance import relevance

@@ -124,6 +124,26 @@ def without_quoted(request: str) -> str:
     return masked if len(masked.split()) >= 3 else text  # what is left must still ask something
 
 
+# A name: capitalised words (the first not all capitals: "BMI" says what is asked; nor a month or a day: a date is)
+# that do not open a sentence, joined by "of", "on", "de", "la", "and" or "&" ("Meals on Wheels", "Spoke & Chain").
+_CALENDAR = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
+    "|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+)
+_NAME = re.compile(
+    rf"(?<!^)(?<![.?!:]\s)(?<![\w'-])(?!(?:{_CALENDAR})\b)[A-Z][a-z][\w'&-]*"
+    rf"(?:\s+(?:(?:of|on|de|la|and|&)\s+)?(?!(?:{_CALENDAR})\b)[A-Z0-9][\w'-]*)*"
+)
+
+
+def without_names(request: str) -> str:
+    """The request without the names it gives: a name is what a tool is to act on, not what is asked ("How close is
+    the Library Renewal and Clean Rivers campaign to its goal?" reads, to MiniLM, like the names). What is left
+    must still ask something (three words), else the request is kept whole."""
+    left = re.sub(r"\s{2,}", " ", _NAME.sub("", request)).strip()
+    return left if len(re.findall(r"\w+", left)) >= 3 else request
+
+
 def results_since_request(messages: Sequence[Message]) -> str:
     """The successful tool results since the user last asked: with the request, the text a turn's values should
     come from (an error result says what went wrong, not what to answer)."""

@@ -15,15 +15,16 @@ from toollab.tools import ToolSpec
 
 CHOICES = ("auto", "required", "none")
 ANSWER = "answer"  # a policy's choice for "answer now": the finish action when the agent has one, else prose
-GATE_SIGNALS = ("model", "bm25", "dense")
+GATE_SIGNALS = ("model", "bm25", "dense", "dense-unnamed")
 
 
 @dataclass(frozen=True, slots=True)
 class Gate:
     """Decides, on a turn whose tool choice is "auto", between calling (at least one call) and answering (no
     call), for a backend that can measure it (a local model). `signal`: "model", the log-probability the model
-    gives to opening a call; "bm25" or "dense", the request's relevance to its best-fitting tool. The turn calls
-    when the score reaches `threshold`."""
+    gives to opening a call; "bm25" or "dense", the request's relevance to its best-fitting tool; "dense-unnamed",
+    that of the request without the names it gives (`messages.without_names`). The turn calls when the score
+    reaches `threshold`."""
 
     signal: str
     threshold: float

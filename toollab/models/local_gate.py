@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toollab.harness.chain import asks_arithmetic
-from toollab.harness.messages import Message, last_request, without_quoted
+from toollab.harness.messages import Message, last_request, without_names, without_quoted
 from toollab.harness.request import RequestParams
 from toollab.models import local_weights
 from toollab.models.local_numbers import said_numbers
@@ -45,6 +45,8 @@ def request_relevance(request: str, tools: Sequence[ToolSpec], signal: str) -> f
     from toollab.retrieval.relevance import relevance, without_quoted
 
     asked = [request, *(p.request for p in request_parts(request))]
+    if signal == "dense-unnamed":
+        asked, signal = [without_names(a) for a in asked], "dense"
     return max(relevance(without_quoted(text), tools, signal) for text in dict.fromkeys(asked))
 
 
