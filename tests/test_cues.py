@@ -37,6 +37,9 @@ def test_a_parameter_takes_the_numbers_its_name_or_else_its_description_cues():
     assert cued_numbers("base", base, triangle) == [10]  # the name's cue first: both are in meters
     # the grounding reads the name's cue alone, always on: it ends "10" of "$10,000 ... for 10 years" at 10
     assert named_numbers("years", LOAN) == {30, 20, 5} and named_numbers("principal", LOAN) == set()
+    # not a rate's unit ("per year"), and not a percentage (a parameter may take it as a fraction: 0.05)
+    assert named_numbers("compounds_per_year", "5% compounded yearly for 10 years") == set()
+    assert named_numbers("annual_yield", "$50000 with a 5% annual yield after 3 years") == set()
 
 
 def test_cues_make_the_numbers_a_parameters_choices_in_the_grammar_only_when_switched_on():

@@ -89,16 +89,24 @@ def cued_numbers(parameter: str, schema: dict[str, Any], request: str) -> list[i
     return list(dict.fromkeys(found))
 
 
-def _cued(words: tuple[str, ...], request: str) -> list[int | float]:
-    """The request's numbers whose cue shares a stem with one of `words`."""
-    return [v for v, cue in number_cues(request) if any(same_stem(w, c) for w in words for c in cue if len(c) >= 3)]
+def _cued(words: tuple[str, ...], request: str, percentages: bool = True) -> list[int | float]:
+    """The request's numbers whose cue shares a stem with one of `words` (percentages too, or not)."""
+    return [
+        v
+        for v, cue in number_cues(request)
+        if (percentages or "percent" not in cue) and any(same_stem(w, c) for w in words for c in cue if len(c) >= 3)
+    ]
 
 
 @functools.lru_cache(maxsize=256)
 def named_numbers(parameter: str, request: str) -> frozenset[float]:
-    """The request's numbers whose cue shares a stem with a word of the parameter's name ("10 years" for `years`),
-    as floats: what `Grounding` ends a number value at where a longer number of the request starts the same way."""
-    return frozenset(float(v) for v in _cued(tuple(name_words(parameter)), request))
+    """The request's numbers whose cue shares a stem with a word of the parameter's name ("10 years" for `years`;
+    not a rate's unit: `compounds_per_year` is not cued by "10 years"), as floats: what `Grounding` ends a number
+    value at where a longer number of the request starts the same way. A percentage is left out: a parameter may
+    take it as a fraction ("a 5% annual yield": 0.05)."""
+    words = name_words(parameter)
+    telling = tuple(w for i, w in enumerate(words) if w not in _RATE and (i == 0 or words[i - 1] not in _RATE))
+    return frozenset(float(v) for v in _cued(telling, request, percentages=False))
 
 
 def cue_of(value: float, request: str) -> frozenset[str]:
