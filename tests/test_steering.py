@@ -1418,6 +1418,11 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     logits = torch.zeros(len(tokenizer))
     portuguese.bias(logits, [], '<tool_call>\n{"name": "national_anthem", "arguments": {"country": "Portug')
     assert logits[pieces["al"]] > -PENALTY / 2 and logits[pieces[" an"]] < -PENALTY / 2
+    # ... and what goes on with the word itself is never a skip, though it opens as the next word does
+    spanish = Grounding(tokenizer, "The first has language spanish and level beginner.", "", 3.0, HERMES, "finish")
+    logits = torch.zeros(len(tokenizer))
+    spanish.bias(logits, [], '<tool_call>\n{"name": "class_timetable", "arguments": {"language": "sp')
+    assert logits[pieces["anish"]] > -PENALTY / 2 and logits[pieces[" and"]] < -PENALTY / 2
     from toollab.eval.bfcl.schema import tool_set
     from toollab.eval.synth.generate import families, function_doc
 

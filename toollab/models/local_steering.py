@@ -533,6 +533,7 @@ class Grounding:
                             rest = _WORD_REST.match(self.text, m.end()).end()  # type: ignore[union-attr]
                             if (after := re.match(r"[^\w]*(\w+)", self.text[rest:])) is not None:
                                 skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
+                        skipped -= set(self._next_letters(value))  # "sp" + "anish" of "spanish and" goes on
                         if skipped:
                             barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
             self._breaks[value] = barred
