@@ -599,6 +599,10 @@ def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_onl
     assert len(split(" Also: ".join(["Is Summit Path a hard hike?"] * 5))) == 1  # more than MAX_PARTS
     assert lists_several("How far apart should I plant beans and carrots?") and lists_several("A, B or C?")
     assert not lists_several("Is it safe to plant out in Tromso yet? When does frost end?")
+    # a place and its region, and "..., please", list nothing; places with their regions, and names listed, do
+    assert not lists_several("Population of Nagoya, Japan in 2010 without the growth rate, please.")
+    assert lists_several("Weather in Porto, Portugal and Nagoya, Japan?") and lists_several("Paris, Rome and Oslo?")
+    assert lists_several("Tire pressure for a Golf 2021, Civic 2018?")  # a terse list: its items, not a region
 
 
 def test_a_request_that_asks_several_things_keeps_the_tools_of_each_part():

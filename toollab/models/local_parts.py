@@ -284,13 +284,23 @@ def _capital(text: str) -> str:
 
 
 _LIST = re.compile(r",\s|\s(?:and|or)\s")
+_CAPITALISED = r"[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*"
+_PLACE_REGION = re.compile(rf"(?<![\w'-]){_CAPITALISED},\s+{_CAPITALISED}")
+_LISTED_BEFORE = re.compile(r"(?:,|\b(?:and|or))\s*$")
+_LISTED_AFTER = re.compile(r"^(?:\s*,\s*[A-Z]|\s+(?:and|or)\s)")
+_PLEASE = re.compile(r",\s*please\b", re.IGNORECASE)  # "..., please" lists nothing
 
 
 def lists_several(part: str) -> bool:
     """Whether a part may want several calls: it holds a list ("beans and carrots", "A, B or C"). A part without
     one asks one thing; SmolLM2 left free adds calls to it ("Is it safe to plant out in Tromso yet? When does frost
-    end?" got row_spacing(vegetable="Tromso") besides last_frost_estimate)."""
-    return _LIST.search(part) is not None
+    end?" got row_spacing(vegetable="Tromso") besides last_frost_estimate). Two names joined by a comma alone, in no
+    list, are a place and its region ("Population of Nagoya, Japan in 2010"), not a list: English joins a list of
+    two with "and" or "or". Nor is the comma of "..., please"."""
+    for pair in _PLACE_REGION.finditer(part):
+        if not _LISTED_BEFORE.search(part[: pair.start()]) and not _LISTED_AFTER.match(part[pair.end() :]):
+            part = part[: pair.start()] + pair.group().replace(",", "", 1) + part[pair.end() :]
+    return _LIST.search(_PLEASE.sub("", part)) is not None
 
 
 @dataclass(frozen=True)
