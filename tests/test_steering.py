@@ -1156,6 +1156,11 @@ def test_numbers_said_in_words_or_with_a_magnitude_are_given_in_digits():
         "type": "object", "properties": {"nights": {"type": "integer"}}, "required": ["nights"]
     })  # fmt: skip
     booked = [ToolCall(id="1", name="book", arguments={"nights": 2})]
+    campaign = ToolSpec("progress", "Progress.", {
+        "type": "object", "properties": {"campaign": {"type": "string"}}, "required": ["campaign"]
+    })  # fmt: skip
+    joined = [ToolCall(id="1", name="progress", arguments={"campaign": "MealsOnWheels"})]
+    assert unfounded(joined, [campaign], "How close is the Meals on Wheels campaign?") == []  # words joined: given
     assert unfounded(booked, [nights], "A single room for two nights.") == []  # turned down before
     assert unfounded(booked, [nights], "A single room for three nights.") == ["book.nights"]
 
@@ -1409,7 +1414,8 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     meals = Grounding(tokenizer, "How close is the Meals on Wheels campaign to its goal? Ask iPhone users.", "", 3.0,
                       HERMES, "finish")  # fmt: skip
     opened = '<tool_call>\n{"name": "campaign_progress", "arguments": {"campaign": "'
-    cases = (("Meal", True, True), ("Meals", True, False), ("i", False, False), ("X", False, False))
+    # at a word's end the next may join it: "QuebecCity" (barred, SmolLM2 closed the value at "Quebec")
+    cases = (("Meal", True, True), ("Meals", False, False), ("i", False, False), ("X", False, False))
     for value, capital, skip in cases:
         logits = torch.zeros(len(tokenizer))
         meals.bias(logits, [], opened + value)

@@ -242,15 +242,21 @@ _FOUND_NUMBER = re.compile(PLAIN_NUMBER)
 _PERCENT = re.compile(rf"({PLAIN_NUMBER})\s*(?:%|percent\b)")
 
 
+def _squashed(text: str) -> str:
+    """`text` without what is not a letter or a digit: words joined ("Meals on Wheels": mealsonwheels)."""
+    return re.sub(r"[\W_]+", "", text)
+
+
 def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
     """The required arguments of the calls ("tool.parameter") that the request does not give: left out, or a value
     the request does not hold (a number it does not give, in digits, in words or with a magnitude, the fraction of a
-    percentage it writes counting; a text with a word of three letters or more it lacks, one of four or more
-    counting by its stem). Parameters whose
+    percentage it writes counting; a text it does not hold, as written or with its words joined, with a word of
+    three letters or more it lacks, one of four or more counting by its stem). Parameters whose
     values are chosen (an enum, a boolean) are not asked. A near miss called anyway fills what its tool needs and
     the request never said ("the rate of return of $15,000 revenue and $22,000 cost": `calculate_profit` with a
     `tax_rate` of 0.2)."""
     said = without_separators(request).lower()
+    squashed = _squashed(said)
     numbers = {float(n) for n in _FOUND_NUMBER.findall(said)}
     numbers |= {float(n) / 100 for n in _PERCENT.findall(said)}  # "5%" gives 0.05 as well as 5
     numbers |= {float(n) for n in said_numbers(request)}  # "two nights", "$2 million"
@@ -266,7 +272,9 @@ def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str
             return any(abs(float(value) - n) < 1e-9 for n in numbers)
         text = value.strip().lower()
         telling = [w for w in _WORD.findall(text) if len(w) >= 3]
-        return bool(text) and (text in said or (bool(telling) and all(has(w) for w in telling)))
+        if text and _squashed(text) in squashed:  # as written, or its words joined ("QuebecCity" for "Quebec City")
+            return True
+        return bool(telling) and all(has(w) for w in telling)
 
     missing = []
     for call in calls:

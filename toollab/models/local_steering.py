@@ -508,34 +508,35 @@ class Grounding:
 
     def _word_breaks(self, value: str) -> list[Any]:
         """The tokens a copy of the source may not go on with after `value` (ending in a letter), where the source
-        writes it from a word's start and never with a capital letter next: those that open with a capital (they
-        would join the source's words into one: SmolLM2 wrote "MealOnWheels"), and, where the source's word goes on
-        in every place, those that open as the next word does, with or without a space: they skip the rest of the
-        word ("Meal on Wheels", "Mealons on Wheels"). A word may still end early or change its ending (the
-        "Portuguese anthem": "Portugal"), but not inside a name of several capitalised words ("Meals on Wheels",
-        "Two Wheels Depot"): there only the tokens that finish the word, or close the value, are left."""
+        writes it from a word's start and the word goes on, in lowercase, in every place: those that open with a
+        capital, and those that open as the next word does, with or without a space: they skip the rest of the
+        word ("MealOnWheels", "Meal on Wheels", "Mealons on Wheels" for "Meals on Wheels"). A word may still end
+        early or change its ending (the "Portuguese anthem": "Portugal"), but not inside a name of several
+        capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word, or
+        close the value, are left. At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
+        value at "Quebec")."""
         if not value[-1:].isalpha():
             return []
         if value not in self._breaks:
             found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}(.?)", self.text, re.IGNORECASE))
             barred: list[Any] = []
-            if found and not any(m.group(1).isupper() for m in found):
-                barred.append(self.capital_starts)
-                if all(m.group(1).isalnum() for m in found):
-                    if all(_IN_NAME.match(self.text, m.start()) for m in found) and (ends := self._next_letters(value)):
-                        kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
-                        kept[sorted(ends)] = False
-                        kept[self.closing] = False
-                        barred = [kept.nonzero().flatten()]
-                    else:
-                        skipped: set[int] = set()
-                        for m in found:
-                            rest = _WORD_REST.match(self.text, m.end()).end()  # type: ignore[union-attr]
-                            if (after := re.match(r"[^\w]*(\w+)", self.text[rest:])) is not None:
-                                skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
-                        skipped -= set(self._next_letters(value))  # "sp" + "anish" of "spanish and" goes on
-                        if skipped:
-                            barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
+            inside = bool(found) and all(m.group(1).isalnum() and not m.group(1).isupper() for m in found)
+            named = inside and all(_IN_NAME.match(self.text, m.start()) for m in found)
+            if named and (ends := self._next_letters(value)):
+                kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
+                kept[sorted(ends)] = False
+                kept[self.closing] = False
+                barred = [kept.nonzero().flatten()]
+            elif inside:
+                skipped: set[int] = set()
+                for m in found:
+                    rest = _WORD_REST.match(self.text, m.end()).end()  # type: ignore[union-attr]
+                    if (after := re.match(r"[^\w]*(\w+)", self.text[rest:])) is not None:
+                        skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
+                skipped -= set(self._next_letters(value))  # "sp" + "anish" of "spanish and" goes on
+                barred = [self.capital_starts]
+                if skipped:
+                    barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
             self._breaks[value] = barred
         return self._breaks[value]
 
