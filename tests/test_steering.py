@@ -1161,6 +1161,8 @@ def test_numbers_said_in_words_or_with_a_magnitude_are_given_in_digits():
     })  # fmt: skip
     joined = [ToolCall(id="1", name="progress", arguments={"campaign": "MealsOnWheels"})]
     assert unfounded(joined, [campaign], "How close is the Meals on Wheels campaign?") == []  # words joined: given
+    town = [ToolCall(id="1", name="progress", arguments={"campaign": "275,000"})]  # a number is not a text's words
+    assert unfounded(town, [campaign], "A town of 275,000 people?") == ["progress.campaign"]
     assert unfounded(booked, [nights], "A single room for two nights.") == []  # turned down before
     assert unfounded(booked, [nights], "A single room for three nights.") == ["book.nights"]
 

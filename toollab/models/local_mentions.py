@@ -243,8 +243,8 @@ _PERCENT = re.compile(rf"({PLAIN_NUMBER})\s*(?:%|percent\b)")
 
 
 def _squashed(text: str) -> str:
-    """`text` without what is not a letter or a digit: words joined ("Meals on Wheels": mealsonwheels)."""
-    return re.sub(r"[\W_]+", "", text)
+    """`text` without its spaces: words joined ("Meals on Wheels": mealsonwheels; "275,000" stays as written)."""
+    return re.sub(r"\s+", "", text)
 
 
 def unfounded(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[str]:
