@@ -41,6 +41,7 @@ from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMe
 from toollab.harness.request import ToolSelector
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_numbers import in_digits
+from toollab.models.local_places import PLACE
 from toollab.models.local_repeats import again_clause, done_again
 from toollab.retrieval.relevance import tool_scores, without_quoted
 from toollab.tools import ToolSpec
@@ -284,8 +285,7 @@ def _capital(text: str) -> str:
 
 
 _LIST = re.compile(r",\s|\s(?:and|or)\s")
-_CAPITALISED = r"[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*"
-_PLACE_REGION = re.compile(rf"(?<![\w'-]){_CAPITALISED},\s+{_CAPITALISED}")
+_PLACE_REGION = re.compile(rf"(?<![\w'-]){PLACE},\s+{PLACE}")
 _LISTED_BEFORE = re.compile(r"(?:,|\b(?:and|or))\s*$")
 _LISTED_AFTER = re.compile(r"^(?:\s*,\s*[A-Z]|\s+(?:and|or)\s)")
 _PLEASE = re.compile(r",\s*please\b", re.IGNORECASE)  # "..., please" lists nothing
@@ -297,10 +297,14 @@ def lists_several(part: str) -> bool:
     end?" got row_spacing(vegetable="Tromso") besides last_frost_estimate). Two names joined by a comma alone, in no
     list, are a place and its region ("Population of Nagoya, Japan in 2010"), not a list: English joins a list of
     two with "and" or "or". Nor is the comma of "..., please"."""
-    for pair in _PLACE_REGION.finditer(part):
-        if not _LISTED_BEFORE.search(part[: pair.start()]) and not _LISTED_AFTER.match(part[pair.end() :]):
-            part = part[: pair.start()] + pair.group().replace(",", "", 1) + part[pair.end() :]
-    return _LIST.search(_PLEASE.sub("", part)) is not None
+
+    def unlisted(pair: re.Match[str]) -> str:
+        alone = not _LISTED_BEFORE.search(pair.string[: pair.start()]) and not _LISTED_AFTER.match(
+            pair.string[pair.end() :]
+        )
+        return pair.group().replace(",", "", 1) if alone else pair.group()
+
+    return _LIST.search(_PLEASE.sub("", _PLACE_REGION.sub(unlisted, part))) is not None
 
 
 @dataclass(frozen=True)

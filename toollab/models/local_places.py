@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 import re
 
-_PLACE = r"[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}"
-_NEXT = rf"(?:,\s+(?:and\s+|in\s+)?{_PLACE}|\s+and\s+(?:in\s+)?{_PLACE})"
-_PLACES = re.compile(rf"(?<!^)(?<![.?!]\s)(?<![\w'-]){_PLACE}{_NEXT}+")
+PLACE = r"[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}"  # a capitalised name of one to three words
+_NEXT = rf"(?:,\s+(?:and\s+|in\s+)?{PLACE}|\s+and\s+(?:in\s+)?{PLACE})"
+_PLACES = re.compile(rf"(?<!^)(?<![.?!]\s)(?<![\w'-]){PLACE}{_NEXT}+")
 
 
 @functools.lru_cache(maxsize=64)
