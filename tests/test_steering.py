@@ -181,7 +181,7 @@ def test_top_tools_keeps_the_ones_that_fit():
 
 def test_switches_parse_and_set_the_policy_and_decoding():
     from toollab.harness.request import ANSWER
-    from toollab.models.switches import GATE, PART_FLOOR, SELECT, Switches
+    from toollab.models.switches import GATE, SELECT, Switches
 
     default = Switches()
     assert default.policy().gate == GATE and default.policy().select == SELECT
@@ -199,7 +199,7 @@ def test_switches_parse_and_set_the_policy_and_decoding():
         "operands": False, "dates": False, "named_items": False, "founded": False, "fractions": False,
         "cues": False, "tool_parts": None,
     }  # fmt: skip
-    assert default.local_options()["tool_parts"] == PART_FLOOR
+    assert default.local_options()["tool_parts"] == GATE.threshold
     assert Switches.parse("tool_parts=off").policy().select == dataclasses.replace(SELECT, floor=None)
     assert (
         default.local_options()["named_items"] and not Switches.parse("named_items=off").local_options()["named_items"]

@@ -30,6 +30,7 @@ from toollab.models.local_cues import cued_numbers
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
 from toollab.models.local_names import name_words, same_stem
 from toollab.models.local_numbers import (
+    LIST_SEPARATOR,
     PLAIN_NUMBER,
     holds_number,
     in_digits,
@@ -354,7 +355,6 @@ def items_left(items: Sequence[str], calls: Sequence[ToolCall], request: str) ->
     return [i for i in items if (not holds_number(texts, i, request) if i in numbers else i in unused)]
 
 
-_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or "
 _UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
 _JOINED = re.compile(r"\b(?:and|or)\b")  # a separator that comes before a list's last item
@@ -426,8 +426,8 @@ def listed_with(value: str, request: str) -> list[str]:
     lead = re.escape(led.group(0)) if led is not None else ""
     again = f"(?:{lead})?" if lead else ""
     each = lead if led is not None and led.group(0)[0].isalpha() else ""
-    after = re.compile(rf"{_SEPARATOR}{again}({item}){tail}")
-    before = re.compile(rf"(?<![\w.'-]){each}({item}){tail}{_SEPARATOR}{again}$")
+    after = re.compile(rf"{LIST_SEPARATOR}{again}({item}){tail}")
+    before = re.compile(rf"(?<![\w.'-]){each}({item}){tail}{LIST_SEPARATOR}{again}$")
     siblings: list[str] = []
     commas = False
     # "and" (or "or") comes once in a list, before its last item: "japanese, german and italian, advanced level"
@@ -489,7 +489,7 @@ def ends_item(value: str, request: str) -> bool:
     lowered = value.lower()
     if any(lowered in quoted and len(quoted) > len(value) for quoted in _quoted_lowered(request)):
         return False
-    ends = re.search(rf"(?<![\w.-]){re.escape(value)}(?:{_SEPARATOR}|[?.!;)]|$)", request, re.IGNORECASE)
+    ends = re.search(rf"(?<![\w.-]){re.escape(value)}(?:{LIST_SEPARATOR}|[?.!;)]|$)", request, re.IGNORECASE)
     return ends is not None and bool(listed_with(value, request))
 
 

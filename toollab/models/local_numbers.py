@@ -65,9 +65,8 @@ _UNITS = {
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 SAID = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_UNITS)})"
 _SAID_WORDS = re.compile(rf"(?<![\w-]){SAID}(?![\w-])", re.IGNORECASE)
-_SAID_LIST = re.compile(
-    rf"(?<![\w-]){SAID}(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+){SAID})+(?![\w-])", re.IGNORECASE
-)
+LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or " between a list's items
+_SAID_LIST = re.compile(rf"(?<![\w-]){SAID}(?:{LIST_SEPARATOR}{SAID})+(?![\w-])", re.IGNORECASE)
 
 
 def said_value(said: str) -> int | float | None:

@@ -23,9 +23,9 @@ def placed_pairs(request: str) -> tuple[tuple[str, str], ...]:
     capital says nothing: "In Boston, MA and ...")."""
     pairs: list[tuple[str, str]] = []
     for run in _PLACES.finditer(request):
-        names = re.split(r",\s+(?:and\s+)?(?:in\s+)?|\s+and\s+(?:in\s+)?", run.group())
+        pieces = re.split(r"(,\s+(?:and\s+)?(?:in\s+)?|\s+and\s+(?:in\s+)?)", run.group())
+        names, joined = pieces[0::2], [" and " in f" {sep} " for sep in pieces[1::2]]
         names[-1] = re.sub(r"(?<![A-Z]\.[A-Z])\.$", "", names[-1])  # a sentence's stop, not "D.C."
-        joined = [bool(re.match(r",?\s+and\s", sep)) for sep in re.findall(r",\s+(?:and\s+)?|\s+and\s+", run.group())]
         if len(names) >= 4 and len(names) % 2 == 0 and joined.count(True) == 1 and joined.index(True) == len(names) - 3:
             pairs += [(names[i], names[i + 1]) for i in range(0, len(names), 2)]
     return tuple(pairs)
