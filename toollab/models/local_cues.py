@@ -110,5 +110,14 @@ def named_numbers(parameter: str, request: str) -> frozenset[float]:
 
 
 def cue_of(value: float, request: str) -> frozenset[str]:
-    """Every cue the request gives the number `value` (`number_cues`); empty for a number it gives none."""
-    return frozenset(c for v, cue in number_cues(request) if float(v) == value for c in cue)
+    """Every cue the request gives the number `value` (`number_cues`); empty for a number it gives none. Read at
+    each digit a grounded number writes: from a table built once per request."""
+    return _cues_by_value(request).get(value, frozenset())
+
+
+@functools.lru_cache(maxsize=64)
+def _cues_by_value(request: str) -> dict[float, frozenset[str]]:
+    table: dict[float, set[str]] = {}
+    for v, cue in number_cues(request):
+        table.setdefault(float(v), set()).update(cue)
+    return {v: frozenset(cue) for v, cue in table.items()}

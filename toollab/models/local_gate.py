@@ -42,7 +42,7 @@ def request_relevance(request: str, tools: Sequence[ToolSpec], signal: str) -> f
     """How well the request fits its best tool: the whole request, or its best-fitting part when it asks several
     things (`request_parts`): two questions joined in one request fit their tools less than either alone, so a
     stricter threshold turned joined requests to prose (6 of the dev set's 60 parallel_multiple items at 0.305)."""
-    from toollab.retrieval.relevance import relevance, without_quoted
+    from toollab.retrieval.relevance import relevance
 
     asked = [request, *(p.request for p in request_parts(request))]
     if signal == "dense-unnamed":

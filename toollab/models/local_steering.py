@@ -435,7 +435,8 @@ class Grounding:
         self.strength = strength
         self.finish = finish
         # the numbers the request says in words or with a magnitude ("top five", "$2 million") are copied in digits
-        written = "\n".join((request, *said_numbers(request), results))
+        asked = "\n".join((request, *said_numbers(request)))
+        written = "\n".join((asked, results))
         everything = without_separators(written)
         found = _WORDS.findall(everything)
         self.words = Counter(w.lower() for w in found)
@@ -449,7 +450,7 @@ class Grounding:
         self.grouped = sorted({(g.replace(",", ""), len(g.split(",")[0])) for g in _GROUPED.findall(written)})
         self.numbers = set(_ANY_NUMBER.findall(everything))
         self.request = request
-        self.asked_numbers = set(_ANY_NUMBER.findall(without_separators("\n".join((request, *said_numbers(request))))))
+        self.asked_numbers = set(_ANY_NUMBER.findall(without_separators(asked)))  # the request's alone
         self.whole_parts = {n.split(".")[0] for n in self.numbers}  # what a number's digits before its point are
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
         self.texts = {"all": everything, "results": results}
