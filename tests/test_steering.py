@@ -433,7 +433,10 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
         "civic 2018",
     ]
     assert listed_with("beans", "How far apart do zucchini, beans and kale go?") == ["kale", "zucchini"]
-    assert listed_with("salt", "I need salt and pepper.") == []  # two lowercase words: as often one thing as two
+    assert listed_with("beans", "What spacing do beans and lettuce need?") == ["lettuce"]  # two lowercase words
+    assert listed_with("meters", "The climb of Eagle Ridge in meters and feet?") == ["feet"]
+    assert listed_with("paris", "The weather in paris and how warm is it?") == []  # "and" then a clause, no item
+    assert listed_with("red wine", "Pair red wine and white fish.") == []  # lowercase phrases: no list of two
     # "and" comes once, before a list's last item: "advanced" is no fourth language, and no item of theirs
     classes = "Schedule for japanese, german and italian, advanced level?"
     assert listed_with("japanese", classes) == ["german", "italian"]

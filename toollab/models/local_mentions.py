@@ -361,10 +361,22 @@ _JOINED = re.compile(r"\b(?:and|or)\b")  # a separator that comes before a list'
 _LEAD = re.compile(r"(?:[$€£]|(?<![\w'-])(?:in|at|on|for|from|of|to|with|by|the|a|an)\s+)$", re.IGNORECASE)
 
 
+# Words that never stand as a list's lowercase item: what "and" joins after one is a clause, not another item
+# ("the weather in paris and how warm it is", "a hotel and book it").
+_NO_ITEM = frozenset(
+    "a an the this that these those my your our their his her its it they them he she we i you me us "
+    "what which who whom whose where when why how whether if then also so too not no nor please "
+    "is are was were be been am do does did can could would should will shall may might must have has had "
+    "get find give show tell book make let send take put see want need use check compare calculate "
+    "in on at to for from of with by about into over under than as per each every both all some any".split()
+)
+
+
 def _item_shape(value: str) -> tuple[str, bool] | None:
     """A pattern for the items of a list `value` is one of (a list's items look alike: numbers, capitalised names
     that may hold numbers, or as many lowercase words as the value has), and whether a list of two joined by "and"
-    counts (not for lowercase words: "salt and pepper" is one thing as often as two)."""
+    counts: for one lowercase word too ("beans and lettuce", "in meters and feet"; a call that took "salt" of "salt
+    and pepper" was wrong either way), not for lowercase phrases."""
     if re.fullmatch(PLAIN_NUMBER, value):
         return PLAIN_NUMBER, True
     if re.fullmatch(DIGIT_DATE, value):  # ... or a date in digits
@@ -374,7 +386,7 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
         return None
     if words[0][:1].isupper() and all(w[:1].isupper() or w[:1].isdigit() for w in words):  # Model 3 2022
         return r"[A-Z][\w'-]*(?:\s+[A-Z0-9][\w'-]*){0,2}", True
-    return r"[a-z][\w'-]*" + r"\s+[a-z][\w'-]*" * (len(words) - 1), False
+    return r"[a-z][\w'-]*" + r"\s+[a-z][\w'-]*" * (len(words) - 1), len(words) == 1
 
 
 def _paired_with(value: str, request: str) -> list[str] | None:
@@ -465,7 +477,7 @@ def listed_with(value: str, request: str) -> list[str]:
         siblings.append(back.group(1))
         commas |= "," in back.group(0)
         start = back.start()
-    siblings = [s for s in siblings if s.split()[0] not in _OPENERS]
+    siblings = [s for s in siblings if s.split()[0] not in _OPENERS and s.lower() not in _NO_ITEM]
     if not siblings or not (pairs or commas):
         return []
     return [s.lower() for s in siblings]
