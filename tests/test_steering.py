@@ -568,7 +568,14 @@ def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_onl
         "Fetch the top 10 artworks by popularity?",
         "Fetch the top 5 sorted chronologically?",
     ]
+    # a question "and" joins to another is a part of its own, unless it points back
+    assert split("What position is Harbor FC in and what was the score of Harbor FC v Rovers?") == [
+        "What position is Harbor FC in?",
+        "What was the score of Harbor FC v Rovers?",
+    ]
     for whole in (
+        "Find the route from Porto to Braga and how long it takes.",
+        "Tell me the recipe for paella and how to cook it.",
         "Find the grocery store closest to Berkeley, selling tomatoes and also pet food.",
         "A car moving at 20 m/s and then accelerates at 10 m/s^2 for 5 seconds?",
         "The route from home to Palo Alto, then from my office to San Jose?",

@@ -16,7 +16,8 @@ got a loss against a 1875. What's my new rating?") and asides ("I'm asking for a
 their question. Inside a sentence, a clause after ", then", ", and then" or ", and also" is a part of its own when
 it asks on its own (it opens with a question word, a modal or a verb of asking, and does not point back): "...
 first, raise 3 to the power of 5, then raise 2 to the power of 3." is two parts; "... selling tomatoes and also pet
-food" is one.
+food" is one. So is a question that "and" joins to another ("..., what is the total and how close is the Clean
+Rivers campaign to its goal?"), unless it points back ("... and how long it takes").
 
 A request that states its cases one by one with ordinals ("... for three cases: the first has ..., the second
 has ..., and the third has ...", "First: ... Second: ...") splits at them: each part is what comes before the
@@ -168,7 +169,12 @@ def parts_done_again(request: str) -> list[Part]:
 # before a clause that asks on its own: it opens with a question word, a polite modal, or a verb of asking
 # (`_ASKS`); a clause that opens otherwise goes on with what came before ("... and also pet food", "... and then
 # accelerates at 10 m/s^2", "..., then from my office to ...").
-_CLAUSE_JOIN = re.compile(r"(?:[,;]\s+(?:and\s+)?(?:then|also)|\s+and\s+(?:then|also))\s+(?=[a-z])")
+# A question word after "and" opens a question of its own too ("What position is Northfield United in and what was
+# the score of ...?").
+_CLAUSE_JOIN = re.compile(
+    r"(?:[,;]\s+(?:and\s+)?(?:then|also)|\s+and\s+(?:then|also))\s+(?=[a-z])"
+    r"|,?\s+and\s+(?=(?:what|what's|which|who|where|when|how)\s+[a-z])"
+)
 _ASKS = re.compile(
     r"(?:what|what's|which|who|where|when|how|can|could|would|will|should|shall|may|is|are|was|were|does|did|has|"
     r"have|please|get|find|calculate|compute|fetch|provide|"
