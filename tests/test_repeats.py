@@ -61,6 +61,12 @@ from toollab.models.local_repeats import again_clause, done_again
             "calculation but using the 'simpson' method?",
             "Calculate the area under 'x^3' between 2 and 5 using the 'simpson' method?",
         ),
+        # "what about" / "how about" asks the same about other values
+        (
+            "What will $250,000 be worth after thirty years at a 5% annual yield, and what about after ten years?",
+            "What will $250,000 be worth after 10 years at a 5% annual yield?",
+        ),
+        ("When is the last frost usually in Cusco? How about Tallinn?", "When is the last frost usually in Tallinn?"),
     ],
 )
 def test_an_ask_done_again_is_the_ask_with_the_new_values_in_place(request_: str, again: str) -> None:
@@ -92,6 +98,7 @@ def test_the_ask_done_again_is_the_last_part_before_it_and_parts_after_it_stay()
         "What spacing do carrots need, and then do the same for zucchini and beans?",  # lowercase words: not read
         "Is 10 more than 5? Then do the same for 7.",  # two numbers, nothing tells which one 7 replaces
         "What is the weather in Oslo? Then do the same again.",  # no value given
+        "What is the weather in Paris? What about the time there?",  # nothing of the ask's kind to put in place
     ],
 )
 def test_a_clause_whose_values_find_no_one_place_is_left_as_it_was(request_: str) -> None:

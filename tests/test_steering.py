@@ -436,6 +436,8 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     assert listed_with("beans", "What spacing do beans and lettuce need?") == ["lettuce"]  # two lowercase words
     assert listed_with("meters", "The climb of Eagle Ridge in meters and feet?") == ["feet"]
     assert listed_with("paris", "The weather in paris and how warm is it?") == []  # "and" then a clause, no item
+    assert listed_with("Cusco", "The last frost in Cusco as well as Tallinn?") == ["tallinn"]
+    assert listed_with("5", "Circles of radius 5 as well as 10cm.") == ["10"]
     assert listed_with("red wine", "Pair red wine and white fish.") == []  # lowercase phrases: no list of two
     # "and" comes once, before a list's last item: "advanced" is no fourth language, and no item of theirs
     classes = "Schedule for japanese, german and italian, advanced level?"

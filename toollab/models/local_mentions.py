@@ -355,9 +355,9 @@ def items_left(items: Sequence[str], calls: Sequence[ToolCall], request: str) ->
     return [i for i in items if (not holds_number(texts, i, request) if i in numbers else i in unused)]
 
 
-_UNIT = r"(?:\s?(?!(?:and|or)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
+_UNIT = r"(?:\s?(?!(?:and|or|as)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
-_JOINED = re.compile(r"\b(?:and|or)\b")  # a separator that comes before a list's last item
+_JOINED = re.compile(r"\b(?:and|or|as\s+well\s+as)\b")  # a separator that comes before a list's last item
 _LEAD = re.compile(r"(?:[$€£]|(?<![\w'-])(?:in|at|on|for|from|of|to|with|by|the|a|an)\s+)$", re.IGNORECASE)
 
 

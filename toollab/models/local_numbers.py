@@ -65,7 +65,8 @@ _UNITS = {
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 SAID = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_UNITS)})"
 _SAID_WORDS = re.compile(rf"(?<![\w-]){SAID}(?![\w-])", re.IGNORECASE)
-LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"  # ", " ", and " " and " " or " between a list's items
+# ", " ", and " " and " " or " " as well as " between a list's items
+LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+|as\s+well\s+as\s+)?|\s+(?:and|or|as\s+well\s+as)\s+)"
 _SAID_LIST = re.compile(rf"(?<![\w-]){SAID}(?:{LIST_SEPARATOR}{SAID})+(?![\w-])", re.IGNORECASE)
 
 

@@ -290,7 +290,7 @@ def _capital(text: str) -> str:
     return text[0].upper() + text[1:]
 
 
-_LIST = re.compile(r",\s|\s(?:and|or)\s")
+_LIST = re.compile(r",\s|\s(?:and|or|as\s+well\s+as)\s")
 _PLACE_REGION = re.compile(rf"(?<![\w'-]){PLACE},\s+{PLACE}")
 _LISTED_BEFORE = re.compile(r"(?:,|\b(?:and|or))\s*$")
 _LISTED_AFTER = re.compile(r"^(?:\s*,\s*[A-Z]|\s+(?:and|or)\s)")

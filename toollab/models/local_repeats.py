@@ -1,5 +1,6 @@
 """An ask done again for other values: "What is the monthly payment on a $18,500 loan at 4.2% over 5 years? Can you
-do the same but for 10 years instead?" read as the ask, and the ask with 10 years in place of 5.
+do the same but for 10 years instead?" read as the ask, and the ask with 10 years in place of 5; "..., and what
+about 10 years?" and "How about Tallinn?" ask the same way.
 
 Seen alone, "do the same but for 10 years instead" names no loan, and seen with the ask before it SmolLM2-135M
 made up the second call's principal (10500) or ended the turn after the first call. The clause that asks for the
@@ -21,13 +22,19 @@ from toollab.models.local_numbers import in_digits
 
 # The clause: after a sentence's end or a join (", and then", ", then", "; "), up to its sentence's end, asking for
 # the same (thing, calculation, information) again, for (with, using, ...) what it names.
-_START = re.compile(r"(?:(?<=[.?!])\s+|,?\s+and\s+then\s+|,\s*then\s+|;\s*)")
+_START = re.compile(r"(?:(?<=[.?!])\s+|,?\s+and\s+then\s+|,\s*then\s+|;\s*|,\s*(?=(?:and\s+)?(?:what|how)\s+about\b))")
 _CLAUSE = re.compile(
     r"(?:(?:and|then|also|next|after\s+that|afterwards|finally|lastly)\b[,:]?\s+)*"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:also\s+)?|please\s+|i\s+(?:need|want|would\s+like)\s+)?"
     r"(?:(?:do|repeat|tell\s+me|give\s+me|get|find|calculate|compute|provide|show\s+me|fetch|check)\s+)?"
     r"the\s+same(?:\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|process|"
     r"computation|task))?\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?(?:for|with|using|in|at|on|over|from)\s+"
+    r"(?P<new>.+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
+    re.I,
+)
+# ... or asking about other values the same way: "What about 10 years?", "And how about for Oslo?"
+_ABOUT = re.compile(
+    r"(?:(?:and|but|then|also)\b[,:]?\s+)*(?:what|how)\s+about\s+(?:(?:for|with|using|in|at|on|over|from|after)\s+)?"
     r"(?P<new>.+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
     re.I,
 )
@@ -56,6 +63,10 @@ class Value:
     cues: frozenset[str]
 
 
+def _again(clause: str) -> re.Match[str] | None:
+    return _CLAUSE.fullmatch(clause) or _ABOUT.fullmatch(clause)
+
+
 def again_clause(request: str) -> tuple[str, str, str] | None:
     """The request around its first clause that asks for the same again: (what comes before, the clause, what
     comes after it); None when it has none."""
@@ -63,7 +74,7 @@ def again_clause(request: str) -> tuple[str, str, str] | None:
         stop = _SENTENCE.search(request, start.end())
         end = stop.end() if stop else len(request)
         clause = request[start.end() : end].strip()
-        if found := _CLAUSE.fullmatch(clause):
+        if found := _again(clause):
             before = request[: start.start()].strip().rstrip(",;")
             before += "" if before[-1:] in ".?!" else found.group("end") or "."  # "..., and then do the same ...?"
             return before, clause, request[end:].strip()
@@ -82,7 +93,7 @@ def done_again(ask: str, clause: str) -> str | None:
 
 
 def _done_again(ask: str, clause: str) -> str | None:
-    found = _CLAUSE.fullmatch(clause)
+    found = _again(clause)
     if found is None:
         return None
     # the values are read in the whole clause, for the words before them ("using the 'simpson' method"), but taken
