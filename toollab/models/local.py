@@ -32,6 +32,7 @@ from toollab.harness.request import CallPolicy, RequestParams
 from toollab.models import local_weights
 from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
+from toollab.models.local_cases import by_cases
 from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
 from toollab.models.local_mentions import (
@@ -350,6 +351,7 @@ class LocalModel:
         select = self.policy.select if self.policy is not None else None
         if self.tool_parts is not None and select is not None:
             parts = by_tools(parts, [t for t in tools if t.name != params.finish], self.tool_parts)
+        parts = by_cases(parts, tools)
         if len(parts) < 2:
             return whole
         turns = []

@@ -74,6 +74,11 @@ def _spans(request: str) -> list[tuple[int, int, date]]:
     return sorted(found, key=lambda span: span[0])
 
 
+def date_spans(request: str) -> list[tuple[int, int]]:
+    """Where the request writes whole dates, in order (`dates_in` reads them)."""
+    return [(start, end) for start, end, _ in _spans(request)]
+
+
 def dates_in(request: str) -> list[date]:
     """The whole dates the request writes, in the order it writes them, each once."""
     return list(dict.fromkeys(day for _, _, day in _spans(request)))

@@ -1,0 +1,154 @@
+"""A sentence that states its cases side by side, read as one sentence per case (`decompose`).
+
+"What will $250,000 be worth after 30 years at 5% and after 20 years at 4%?" asks twice: the words after "and" say
+again, with other values, what the words before it say ("after _ years at _%"). SmolLM2-135M wrote one call for
+it; "Who won Riverside Rovers vs Old Town Athletic and Harbor City FC vs Northfield United?" got Riverside Rovers
+in both calls. Read as "What will $250,000 be worth after 30 years at 5%?" and "... after 20 years at 4%?", each
+case is a request of its own, with what comes before and after the cases around it.
+
+Two stretches are cases of one sentence when, token by token (a number, a date, a quoted span or a capitalised name
+is one token), each pair is the same word or two values of one kind: at least one pair the same (a single item
+on each side, "beans and lettuce", is a list, `listed`'s to read) and one pair of values. Two different lowercase
+words are values too ("the advanced german course and the beginner spanish course"), but not where they are
+words of a tool's parameter names ("the home team Lakers and the away team Celtics" is one call's two
+parameters) nor words that hold a sentence together ("a", "of", "with"), and a case does not open with them ("base
+10 and height 5" is one triangle). More cases may come before, joined by commas ("after 30 years at 5%, after 20
+years at 4% and after 10 years at 3%").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from toollab.models.local_dates import date_spans
+from toollab.models.local_names import name_words
+from toollab.models.local_parts import MAX_PARTS, Part, lists_several
+from toollab.tools import ToolSpec
+
+MAX_CASES = 4  # like MAX_PARTS: BFCL's parallel items ask 2 to 4 things
+_QUOTED = re.compile(r"""(?<![\w'])(?:'[^']{1,80}'|"[^"]{1,80}")(?![\w'])""")
+_NUMBER = re.compile(r"[$€£]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)%?")
+_NAME = re.compile(r"[A-Z][\w'.&-]*(?:\s+(?:&\s+|(?:of|on|de|la|the)\s+(?=[A-Z]))?[A-Z0-9][\w'.&-]*)*")
+_WORD = re.compile(r"[A-Za-z][\w'-]*|[,;:]")
+_SENTENCE_END = re.compile(r"[.?!]\s+")
+# Words that hold a sentence together: never a case's value, and a case may not open on one that differs.
+_GLUE = frozenset(
+    "a an the this that these those my your our their his her its it they them he she we i you me us "
+    "what which who where when why how if then also so not no please and or but "
+    "is are was were be been am do does did can could would should will may might must have has had "
+    "in on at to for from of with by about into over under than as per each every both all some any another".split()
+)
+# What may come between "and" and the second case: "and also after 20 years", "and another with 48,200 people"
+_FILLERS = frozenset({"also", "then", "another", "for"})
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "value:number", "value:date", "value:quoted", "value:name", "word" or "mark"
+    text: str
+    start: int
+    end: int
+
+    @property
+    def value(self) -> bool:
+        return self.kind.startswith("value")
+
+
+def _tokens(sentence: str) -> list[_Token]:
+    """The sentence's tokens: a value (a date, a quoted span, a number with its currency or percent sign, a
+    capitalised name that does not open a sentence) is one token; words are compared lowercased."""
+    taken: list[tuple[int, int, str]] = [(a, b, "value:date") for a, b in date_spans(sentence)]
+    opens = {0} | {m.end() for m in _SENTENCE_END.finditer(sentence)}
+
+    def free(a: int, b: int) -> bool:
+        return not any(a < e and s < b for s, e, _ in taken)
+
+    for pattern, kind in ((_QUOTED, "value:quoted"), (_NUMBER, "value:number"), (_NAME, "value:name")):
+        masked = "".join(" " if not free(i, i + 1) else ch for i, ch in enumerate(sentence))  # a name ends at a date
+        for m in pattern.finditer(masked):
+            start = m.start()
+            if kind == "value:name" and start in opens:  # a sentence's first word: a name only with more after it
+                rest = re.match(r"[\w'.&-]+\s+", sentence[start:])
+                if rest is None or not re.match(r"[A-Z0-9]", sentence[start + rest.end() : start + rest.end() + 1]):
+                    continue
+                start += rest.end()
+            if free(start, m.end()) and sentence[start : m.end()].strip():
+                taken.append((start, m.end(), kind))
+    for m in _WORD.finditer(sentence):
+        if free(m.start(), m.end()):
+            taken.append((m.start(), m.end(), "mark" if m.group() in ",;:" else "word"))
+    return [_Token(kind, sentence[a:b], a, b) for a, b, kind in sorted(taken)]
+
+
+def _pair(a: _Token, b: _Token, labels: frozenset[str]) -> str | None:
+    """"same", "value" or None (the two stretches are no cases of one sentence) for two tokens in one place."""
+    if a.kind != b.kind:
+        return None
+    if a.kind == "word":
+        x, y = a.text.lower(), b.text.lower()
+        if x == y:
+            return "same"
+        return None if {x, y} & (_GLUE | labels) else "value"
+    if a.kind == "mark":
+        return "same" if a.text == b.text else None
+    return "value"
+
+
+def _aligned(before: list[_Token], after: list[_Token], labels: frozenset[str]) -> bool:
+    """Whether two stretches of equal length are two cases of one sentence (see the module's docstring)."""
+    pairs = [_pair(a, b, labels) for a, b in zip(before, after, strict=True)]
+    if None in pairs or "same" not in pairs or "value" not in pairs:
+        return False
+    first = before[0]
+    return not (pairs[0] == "value" and first.kind == "word")  # "base 10 and height 5": labels, not cases
+
+
+def _labels(tools: Sequence[ToolSpec]) -> frozenset[str]:
+    return frozenset(w for t in tools for p in (t.parameters.get("properties") or {}) for w in name_words(p))
+
+
+def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
+    """The sentence once per case it states side by side, each case between what comes before the first and
+    after the last; the sentence alone when it states none (or more than MAX_CASES)."""
+    tokens = _tokens(sentence)
+    labels = _labels(tools)
+    for k in range(len(tokens) - 1, 0, -1):
+        if tokens[k].kind != "word" or tokens[k].text.lower() != "and":
+            continue
+        head = tokens[: k - 1] if tokens[k - 1].text == "," else tokens[:k]
+        tail = tokens[k + 1 :]
+        while tail and tail[0].kind == "word" and tail[0].text.lower() in _FILLERS:
+            tail = tail[1:]
+        size = next(
+            (n for n in range(min(len(head), len(tail)), 1, -1) if _aligned(head[-n:], tail[:n], labels)), None
+        )
+        if size is None:
+            continue
+        cases = [head[-size:], tail[:size]]
+        rest = head[:-size]
+        while len(cases) < MAX_CASES + 1 and len(rest) > size and rest[-1].text == ",":
+            if not _aligned(rest[-size - 1 : -1], cases[0], labels):
+                break
+            cases.insert(0, rest[-size - 1 : -1])
+            rest = rest[: -size - 1]
+        if len(cases) > MAX_CASES:
+            return [sentence]
+        opening, closing = sentence[: cases[0][0].start], sentence[cases[-1][-1].end :]
+        return [opening + sentence[case[0].start : case[-1].end] + closing for case in cases]
+    return [sentence]
+
+
+def by_cases(parts: Sequence[Part], tools: Sequence[ToolSpec]) -> list[Part]:
+    """The parts, each that states cases side by side split into one part per case (its tool kept), up to
+    MAX_PARTS in all; the parts as they are when a split would go past it."""
+    out: list[Part] = []
+    for part in parts:
+        cases = case_sentences(part.request, tools)
+        if len(cases) < 2:
+            out.append(part)
+            continue
+        out += [dataclasses.replace(part, request=case, several=lists_several(case)) for case in cases]
+    return out if len(out) <= MAX_PARTS else list(parts)
