@@ -1457,6 +1457,13 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
         RequestParams([spec], "required"),
     ))  # fmt: skip
     assert reply.message.tool_calls[0].args_as_dict()["campaign"] == "Meals on Wheels", reply.raw
+    # cases side by side are one part each (`local_cases`): SmolLM2 wrote one call for both before
+    (invest,) = [fn for f in families("dev") for fn in f.functions if fn.name == "investment_future_value"]
+    (spec,) = tool_set([function_doc(invest)], keep_dots=False).specs
+    asked = "What will $250,000 be worth after 30 years at 5% and after 20 years at 4%?"
+    reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([spec], "required")))
+    calls = [c.args_as_dict() for c in reply.message.tool_calls]
+    assert sorted((c["years"], c["annual_yield"]) for c in calls) == [(20, 0.04), (30, 0.05)], reply.raw
 
 
 def test_a_part_that_says_a_tools_name_in_full_gets_that_tool():

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toollab.models.local_dates import date_spans
-from toollab.models.local_names import name_words
+from toollab.models.local_names import GLUE_WORDS, name_words
 from toollab.models.local_parts import MAX_PARTS, Part, lists_several
 from toollab.tools import ToolSpec
 
@@ -34,13 +34,6 @@ _NUMBER = re.compile(r"[$€£]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)%?")
 _NAME = re.compile(r"[A-Z][\w'.&-]*(?:\s+(?:&\s+|(?:of|on|de|la|the)\s+(?=[A-Z]))?[A-Z0-9][\w'.&-]*)*")
 _WORD = re.compile(r"[A-Za-z][\w'-]*|[,;:]")
 _SENTENCE_END = re.compile(r"[.?!]\s+")
-# Words that hold a sentence together: never a case's value, and a case may not open on one that differs.
-_GLUE = frozenset(
-    "a an the this that these those my your our their his her its it they them he she we i you me us "
-    "what which who where when why how if then also so not no please and or but "
-    "is are was were be been am do does did can could would should will may might must have has had "
-    "in on at to for from of with by about into over under than as per each every both all some any another".split()
-)
 # What may come between "and" and the second case: "and also after 20 years", "and another with 48,200 people"
 _FILLERS = frozenset({"also", "then", "another", "for"})
 
@@ -84,14 +77,14 @@ def _tokens(sentence: str) -> list[_Token]:
 
 
 def _pair(a: _Token, b: _Token, labels: frozenset[str]) -> str | None:
-    """"same", "value" or None (the two stretches are no cases of one sentence) for two tokens in one place."""
+    """ "same", "value" or None (the two stretches are no cases of one sentence) for two tokens in one place."""
     if a.kind != b.kind:
         return None
     if a.kind == "word":
         x, y = a.text.lower(), b.text.lower()
         if x == y:
             return "same"
-        return None if {x, y} & (_GLUE | labels) else "value"
+        return None if {x, y} & (GLUE_WORDS | labels) else "value"
     if a.kind == "mark":
         return "same" if a.text == b.text else None
     return "value"
@@ -122,9 +115,7 @@ def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
         tail = tokens[k + 1 :]
         while tail and tail[0].kind == "word" and tail[0].text.lower() in _FILLERS:
             tail = tail[1:]
-        size = next(
-            (n for n in range(min(len(head), len(tail)), 1, -1) if _aligned(head[-n:], tail[:n], labels)), None
-        )
+        size = next((n for n in range(min(len(head), len(tail)), 1, -1) if _aligned(head[-n:], tail[:n], labels)), None)
         if size is None:
             continue
         cases = [head[-size:], tail[:size]]

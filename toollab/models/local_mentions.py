@@ -28,7 +28,7 @@ from toollab.harness.messages import Message, ToolCall, last_request, results_si
 from toollab.harness.request import RequestParams
 from toollab.models.local_cues import cued_numbers
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
-from toollab.models.local_names import name_words, same_stem
+from toollab.models.local_names import GLUE_WORDS, name_words, same_stem
 from toollab.models.local_numbers import (
     LIST_SEPARATOR,
     PLAIN_NUMBER,
@@ -363,13 +363,12 @@ _LEAD = re.compile(r"(?:[$€£]|(?<![\w'-])(?:in|at|on|for|from|of|to|with|by|t
 
 # Words that never stand as a list's lowercase item: what "and" joins after one is a clause, not another item
 # ("the weather in paris and how warm it is", "a hotel and book it").
-_NO_ITEM = frozenset(
-    "a an the this that these those my your our their his her its it they them he she we i you me us "
-    "what which who whom whose where when why how whether if then also so too not no nor please "
-    "is are was were be been am do does did can could would should will shall may might must have has had "
-    "get find give show tell book make let send take put see want need use check compare calculate "
-    "in on at to for from of with by about into over under than as per each every both all some any".split()
-)
+_NO_ITEM = GLUE_WORDS | frozenset(
+    {
+        "book", "calculate", "check", "compare", "find", "get", "give", "let", "make", "need", "put", "see", "send",
+        "show", "take", "tell", "use", "want"
+    }
+)  # fmt: skip
 
 
 def _item_shape(value: str) -> tuple[str, bool] | None:

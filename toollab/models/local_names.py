@@ -1,11 +1,24 @@
 """The words of a parameter's name, and when two words share a stem: how the steering tells that a request names a
-parameter (`named_optionals`) or writes its kind beside a value ("the Rosewood finish")."""
+parameter (`named_optionals`) or writes its kind beside a value ("the Rosewood finish"); and the words that hold a
+sentence together, which are never a value."""
 
 from __future__ import annotations
 
 import re
 
 GENERAL = frozenset({"num", "number", "type", "name", "value", "data", "info", "the", "and", "for", "with"})
+# Words that hold a sentence together: never a value of a list or of a case (`local_mentions`, `local_cases`).
+GLUE_WORDS = frozenset(
+    {
+        "a", "about", "all", "also", "am", "an", "and", "another", "any", "are", "as", "at", "be", "been", "both",
+        "but", "by", "can", "could", "did", "do", "does", "each", "every", "for", "from", "had", "has", "have", "he",
+        "her", "his", "how", "i", "if", "in", "into", "is", "it", "its", "may", "me", "might", "must", "my", "no",
+        "nor", "not", "of", "on", "or", "our", "over", "per", "please", "shall", "she", "should", "so", "some", "than",
+        "that", "the", "their", "them", "then", "these", "they", "this", "those", "to", "too", "under", "us", "was",
+        "we", "were", "what", "when", "where", "whether", "which", "who", "whom", "whose", "why", "will", "with",
+        "would", "you", "your"
+    }
+)  # fmt: skip
 PREFIX = 5  # two words share a stem when one begins the other or they share this many first letters
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -1,0 +1,112 @@
+"""Cases stated side by side in one sentence, read as one request each (`local_cases`, used by `decompose`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toollab.models.local_cases import by_cases, case_sentences
+from toollab.models.local_parts import Part
+from toollab.tools import ToolSpec
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cases"),
+    [
+        (
+            "What will $250,000 be worth after 30 years at 5% and after 20 years at 4%?",
+            [
+                "What will $250,000 be worth after 30 years at 5%?",
+                "What will $250,000 be worth after 20 years at 4%?",
+            ],
+        ),
+        # a capitalised name of several words is one value, whatever its length
+        (
+            "Who won Riverside Rovers vs Old Town Athletic and Harbor City FC vs Northfield United?",
+            ["Who won Riverside Rovers vs Old Town Athletic?", "Who won Harbor City FC vs Northfield United?"],
+        ),
+        # lowercase values, and what comes after the cases goes with each
+        (
+            "When do the advanced german course and the beginner spanish course meet?",
+            ["When do the advanced german course meet?", "When do the beginner spanish course meet?"],
+        ),
+        # the sentences before go with each; ", and" joins too
+        (
+            "I'm rated 1875. What's my new rating after a draw against a 1200, and after a win against a 1450?",
+            [
+                "I'm rated 1875. What's my new rating after a draw against a 1200?",
+                "I'm rated 1875. What's my new rating after a win against a 1450?",
+            ],
+        ),
+        # "another" stands for what the first case's words before it say
+        (
+            "What is the density of a town with 9,800 people over 88 square kilometers and another with 48,200 "
+            "people over 12.5 square kilometers?",
+            [
+                "What is the density of a town with 9,800 people over 88 square kilometers?",
+                "What is the density of a town with 48,200 people over 12.5 square kilometers?",
+            ],
+        ),
+        # dates in any form are one value each; a name ends where a date starts
+        (
+            "Book the bike service at Spoke & Chain on March 14th, 2027 and at Hill Climb Cycles on the 30th of "
+            "November 2027.",
+            [
+                "Book the bike service at Spoke & Chain on March 14th, 2027.",
+                "Book the bike service at Hill Climb Cycles on the 30th of November 2027.",
+            ],
+        ),
+        # a case may hold "and" itself
+        (
+            "What is the GCD of 12 and 18 and the LCM of 4 and 6?",
+            ["What is the GCD of 12 and 18?", "What is the LCM of 4 and 6?"],
+        ),
+        # more cases joined by commas
+        (
+            "What will $250,000 be worth after 30 years at 5%, after 20 years at 4% and after 10 years at 3%?",
+            [
+                "What will $250,000 be worth after 30 years at 5%?",
+                "What will $250,000 be worth after 20 years at 4%?",
+                "What will $250,000 be worth after 10 years at 3%?",
+            ],
+        ),
+    ],
+)
+def test_cases_side_by_side_are_one_sentence_each(sentence: str, cases: list[str]) -> None:
+    assert case_sentences(sentence) == cases
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "What is the area of a triangle with base 10 and height 5?",  # labelled values of one call
+        "Rectangle of length 5 m and width 3 m.",
+        "Calculate a loan with a principal of $10,000 and an interest rate of 5%.",
+        "Probability with a mean of 5 and a standard deviation of 2?",
+        "Integrate x^2 between 2 and 5 using the trapezoid method.",
+        "What spacing do beans and lettuce need?",  # one item on each side: a list, not cases
+        "What's the weather in Paris and Rome?",
+        "Find a flight from Boston on March 14th, 2027 and return on March 20th, 2027.",
+    ],
+)
+def test_one_ask_is_left_whole(sentence: str) -> None:
+    assert case_sentences(sentence) == [sentence]
+
+
+def test_words_of_a_parameter_name_label_values_and_are_no_cases() -> None:
+    match = ToolSpec(
+        "final_score",
+        "The score of a match.",
+        {"type": "object", "properties": {"home_team": {"type": "string"}, "away_team": {"type": "string"}}},
+    )
+    sentence = "Who won the match with the home team Lakers and the away team Celtics?"
+    assert case_sentences(sentence, [match]) == [sentence]
+    assert len(case_sentences(sentence)) == 2  # without the tool, "home" and "away" read as values
+
+
+def test_by_cases_keeps_a_part_tool_and_gives_up_past_the_most_parts() -> None:
+    asked = "What will $250,000 be worth after 30 years at 5% and after 20 years at 4%?"
+    parts = by_cases([Part(asked, False, tool_of="the ask")], [])
+    assert [p.request for p in parts] == case_sentences(asked) and {p.tool_of for p in parts} == {"the ask"}
+    many = "Worth after 1 year at 5%, after 2 years at 4%, after 3 years at 3% and after 4 years at 2%?"
+    assert len(case_sentences(many)) == 4
+    assert len(by_cases([Part(many, False), Part("What is the weather in Oslo?", False)], [])) == 2
