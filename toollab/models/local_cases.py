@@ -93,10 +93,13 @@ def _pair(a: _Token, b: _Token, labels: frozenset[str]) -> str | None:
 def _aligned(before: list[_Token], after: list[_Token], labels: frozenset[str]) -> bool:
     """Whether two stretches of equal length are two cases of one sentence (see the module's docstring)."""
     pairs = [_pair(a, b, labels) for a, b in zip(before, after, strict=True)]
-    if None in pairs or "same" not in pairs or "value" not in pairs:
+    if None in pairs or "value" not in pairs:
         return False
-    first = before[0]
-    return not (pairs[0] == "value" and first.kind == "word")  # "base 10 and height 5": labels, not cases
+    if not any(p == "same" and t.kind == "word" for p, t in zip(pairs, before, strict=True)):
+        return False  # "Porto, Portugal and Cusco, Peru": a list of places, not cases
+    # a case opens with the same word, or with a name, a date or a quoted span: "base 10 and height 5" and "sides
+    # of 3 cm and 4 cm" are one ask's values
+    return pairs[0] == "same" or before[0].kind in ("value:name", "value:date", "value:quoted")
 
 
 def _labels(tools: Sequence[ToolSpec]) -> frozenset[str]:
@@ -128,7 +131,8 @@ def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
         if len(cases) > MAX_CASES:
             return [sentence]
         opening, closing = sentence[: cases[0][0].start], sentence[cases[-1][-1].end :]
-        return [opening + sentence[case[0].start : case[-1].end] + closing for case in cases]
+        sentences = [opening + sentence[case[0].start : case[-1].end] + closing for case in cases]
+        return [s[:1].upper() + s[1:] for s in sentences]  # "..., and if I give $250 ...": a sentence of its own
     return [sentence]
 
 

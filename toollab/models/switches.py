@@ -68,8 +68,10 @@ class Switches:
     `decompose`: a first calling turn whose request joins several requests ("... ? Also: ...") decodes one row per
     part, each seeing its part alone as the request, and makes the parts' calls (a request that numbers its asks
     where sentences open, "First, ... Lastly, ...", splits at the numbers, and an ask done again for other values,
-    "... Can you do the same but for 10 years instead?", is a part of its own, the ask with the new values in place:
-    `local_repeats`); on the dev set's parallel and parallel_multiple items (60 each) it won 21 and lost 4.
+    "... Can you do the same but for 10 years instead?", or "... What about 10 years?", is a part of its own, the ask
+    with the new values in place: `local_repeats`; a question "and" joins to another is a part of its own; and a
+    sentence that states its cases side by side, "... after 30 years at 5% and after 20 years at 4%?", is a part
+    per case: `local_cases`); on the dev set's parallel and parallel_multiple items (60 each) it won 21 and lost 4.
     `chain` (with `direct_results`): a round whose results leave arithmetic the request asks undone ("How many more
     people live in A than in B?") is followed by one call of the offered calculator, whose result is then the
     answer; a local model's expression there takes every number of the results and the request's own, and the
