@@ -1437,6 +1437,17 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
         for piece in (" on", "on"):  # "Meal on Wheels" and "MealonWheels" skip the end of "Meals"
             assert bool(logits[pieces[piece]] < -PENALTY / 2) is skip, value
         assert logits[pieces["s"]] > -PENALTY / 2
+    # at a word's end inside a name of capitalised words or numbers, the name goes on or the value closes:
+    # SmolLM2 wrote "Model 2022" for "Model 3 2022" and "Riverside Riverside Rovers"
+    names = Grounding(tokenizer, "Tires for my Model 3 2022? And where are Riverside Rovers?", "", 3.0, HERMES, "x")
+    first = {w: tokenizer(w, add_special_tokens=False)["input_ids"][0] for w in ("3", "2", " Riverside", " Rovers")}
+    logits = torch.zeros(len(tokenizer))
+    names.bias(logits, [], opened + "Model ")
+    assert logits[first["2"]] < -PENALTY / 2 < logits[first["3"]]
+    logits = torch.zeros(len(tokenizer))
+    names.bias(logits, [], opened + "Riverside")
+    assert logits[first[" Riverside"]] < -PENALTY / 2 < logits[first[" Rovers"]]
+    assert logits[tokenizer('"', add_special_tokens=False)["input_ids"][0]] > -PENALTY / 2  # the value may end there
     # outside a name of capitalised words, only the skip is barred: the word may end otherwise ("Portugal")
     portuguese = Grounding(tokenizer, "The Portuguese anthem's title?", "", 3.0, HERMES, "finish")
     logits = torch.zeros(len(tokenizer))

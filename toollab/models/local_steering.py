@@ -233,6 +233,8 @@ COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
 PIECE = 16  # the longest token text looked for where a copy goes on letter by letter
 LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
 _WORD_REST = re.compile(r"[^\W_]*")  # the letters and digits left of a word
+_NAME_SO_FAR = re.compile(r"[A-Z][^\W_]*(?: [A-Z0-9][^\W_]*)*")  # "Model 3", "Harbor City": a name's words so far
+_NAME_NEXT = re.compile(r" ([A-Z0-9][^\W_]*)")  # ... and the name's next word in the source
 _IN_NAME = re.compile(r"[A-Z][^\W_]*\s+(?:(?:of|on|de|la|the|and|for)\s+)?[A-Z]")  # "Meals on Wheels", "Two Wheels"
 
 
@@ -516,6 +518,11 @@ class Grounding:
         capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word, or
         close the value, are left. At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
         value at "Quebec")."""
+        if value in self._breaks:
+            return self._breaks[value]
+        if _NAME_SO_FAR.fullmatch(value.removesuffix(" ")) and (goes_on := self._name_goes_on(value)) is not None:
+            self._breaks[value] = [goes_on]
+            return self._breaks[value]
         if not value[-1:].isalpha():
             return []
         if value not in self._breaks:
@@ -540,6 +547,25 @@ class Grounding:
                     barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
             self._breaks[value] = barred
         return self._breaks[value]
+
+    def _name_goes_on(self, value: str) -> Any:
+        """At a word's end inside a name of capitalised words or numbers, wherever the source writes the value so
+        far ("Model" of "Model 3 2022", "Riverside" of "Riverside Rovers"): every token but those that open the
+        name's next word (with its space, or joined) and those that close the value. SmolLM2 wrote "Model 2022" and
+        "Riverside Riverside Rovers". None where the value does not stop inside such a name everywhere."""
+        spaced = value.endswith(" ")  # a number's digits are tokens apart: "Model" + " " + "3"
+        name = value.removesuffix(" ")
+        found = list(re.finditer(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", self.text))
+        nexts = [_NAME_NEXT.match(self.text, m.end()) for m in found]
+        if not found or any(n is None for n in nexts):
+            return None
+        kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
+        for word in {n.group(1) for n in nexts if n is not None}:
+            for variant in (word,) if spaced else (" " + word, word):
+                kept[self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]] = False
+        if not spaced:
+            kept[self.closing] = False
+        return kept.nonzero().flatten()
 
     def _next_letters(self, value: str) -> dict[int, int]:
         """The tokens that finish a word of the source that a string value stopped inside, where the source's
