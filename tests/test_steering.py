@@ -1448,6 +1448,16 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     names.bias(logits, [], opened + "Riverside")
     assert logits[first[" Riverside"]] < -PENALTY / 2 < logits[first[" Rovers"]]
     assert logits[tokenizer('"', add_special_tokens=False)["input_ids"][0]] > -PENALTY / 2  # the value may end there
+    # a free string value does not open with another parameter's choice: `language` is not "beginner", a `level`
+    course = Grounding(tokenizer, "When does the beginner german course meet?", "", 3.0, HERMES, "x",
+                       others=frozenset({("language", "beginner"), ("language", "advanced")}))  # fmt: skip
+    beginner = tokenizer("beginner", add_special_tokens=False)["input_ids"][0]
+    logits = torch.zeros(len(tokenizer))
+    course.bias(logits, [], '<tool_call>\n{"name": "class_timetable", "arguments": {"language": "')
+    assert logits[beginner] < -PENALTY / 2
+    logits = torch.zeros(len(tokenizer))
+    course.bias(logits, [], '<tool_call>\n{"name": "class_timetable", "arguments": {"level": "')
+    assert logits[beginner] > -PENALTY / 2
     # outside a name of capitalised words, only the skip is barred: the word may end otherwise ("Portugal")
     portuguese = Grounding(tokenizer, "The Portuguese anthem's title?", "", 3.0, HERMES, "finish")
     logits = torch.zeros(len(tokenizer))
@@ -1475,6 +1485,17 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([spec], "required")))
     calls = [c.args_as_dict() for c in reply.message.tool_calls]
     assert sorted((c["years"], c["annual_yield"]) for c in calls) == [(20, 0.04), (30, 0.05)], reply.raw
+
+
+def test_a_free_string_parameter_is_told_the_choices_of_its_tools_other_parameters():
+    from toollab.models.local_mentions import others_choices
+
+    course = ToolSpec("class_timetable", "When a course meets.", {
+        "type": "object",
+        "properties": {"language": {"type": "string"}, "level": {"type": "string", "enum": ["beginner", "Advanced"]},
+                       "extras": {"type": "array", "items": {"type": "string", "enum": ["late night"]}}},
+    })  # fmt: skip
+    assert others_choices([course]) == {("language", "beginner"), ("language", "advanced")}  # one word, lowercased
 
 
 def test_a_part_that_says_a_tools_name_in_full_gets_that_tool():

@@ -39,6 +39,7 @@ from toollab.models.local_mentions import (
     ExpressionHint,
     list_parameters,
     mentioned_required,
+    others_choices,
     region_parameters,
     turned_down,
 )
@@ -114,6 +115,7 @@ class TurnContext:
     regions: frozenset[str] = frozenset()  # parameters whose values name a place with its region (`region_parameters`)
     lists: frozenset[str] = frozenset()  # parameters whose one value may hold a list (`list_parameters`)
     arithmetic: str | None = None  # the offered expression tool: its expression holds no letters ("twelve * 3")
+    others: frozenset[tuple[str, str]] = frozenset()  # (parameter, another's choice it never takes): `others_choices`
 
 
 def failed_turn(messages: Sequence[Message]) -> str | None:
@@ -280,6 +282,7 @@ class LocalModel:
                 region_parameters(params.tools),
                 list_parameters(params.tools),
                 expression_tool(params.tools),
+                others_choices(params.tools),
             )
             # a part's best tool is found by MiniLM: on the torch thread, as the gate's relevance is (`decide`)
             turns = await local_weights.on_torch_thread_async(self._turns, messages, params, tools, text, context)

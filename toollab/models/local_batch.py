@@ -219,6 +219,7 @@ class DecodeRow:
                 item_end,
                 context.lists,
                 partial(pinned_next, request=context.request) if listing else None,
+                context.others,
             )
         # coverage: the request's values, while a first calling turn may not end with some of them in no call;
         # listed: the request, while it may not end with an item of a list its calls took from in no call

@@ -97,6 +97,21 @@ def list_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
     )
 
 
+def others_choices(tools: Sequence[ToolSpec]) -> frozenset[tuple[str, str]]:
+    """(parameter, word) for each free string parameter and each one-word choice of another parameter of its tool
+    (an enum's value, or a list's): "beginner" is a `level`, never the `language` of the course ("the beginner
+    spanish course": SmolLM2 wrote `language` "beginner")."""
+    found: set[tuple[str, str]] = set()
+    for tool in tools:
+        properties = {k: v for k, v in (tool.parameters.get("properties") or {}).items() if isinstance(v, dict)}
+        chosen = {k: [str(c).lower() for c in (v.get("enum") or choices(v) or [])] for k, v in properties.items()}
+        for name, schema in properties.items():
+            if schema.get("type") != "string" or chosen[name]:
+                continue
+            found |= {(name, c) for other, cs in chosen.items() if other != name for c in cs if _WORD.fullmatch(c)}
+    return frozenset(found)
+
+
 def _same_word(a: str, b: str) -> bool:
     """Two words of four letters or more by their stem ("views" and "view", "german" and "germany"), shorter ones
     exactly ("wi" is not "with", "in" not "indian")."""

@@ -428,6 +428,7 @@ class Grounding:
         item_end: Callable[[str], bool] | None = None,
         lists: frozenset[str] = frozenset(),
         pins: Pins | None = None,
+        others: frozenset[tuple[str, str]] = frozenset(),
     ):
         import torch
 
@@ -477,6 +478,10 @@ class Grounding:
         self.spent: Any = None
         self.tokenizer = tokenizer
         self.regions = regions
+        self.others: dict[str, set[str]] = {}  # per free string parameter, the choices of its tool's others
+        for parameter, word in others:
+            self.others.setdefault(parameter, set()).add(word)
+        self._others_tokens: dict[str, Any] = {}
         self.item_end = item_end
         self.lists = lists
         self.listed = listed
@@ -625,6 +630,8 @@ class Grounding:
         key = _KEY.search(text) if writing or opens or self.listed_parameters else None
         if (writing or opens) and key is not None and (kind := self._kind_tokens(key.group(1), opens)) is not None:
             logits[kind] -= PENALTY  # a value neither opens nor goes on with its parameter's kind ("Rosewood finish")
+        if opens and key is not None and (chosen := self._choice_tokens(key.group(1))) is not None:
+            logits[chosen] -= PENALTY  # `language` is not "beginner", a `level`
         region = key is not None and key.group(1) in self.regions
         if writing and value is not None and region and self._region_follows(value.group(1)):
             logits[self.quoting] -= PENALTY  # "Denver, Colorado" for "the city and state", not "Denver" nor "Denver,"
@@ -787,6 +794,23 @@ class Grounding:
             found = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
             self._kinds[(parameter, opening)] = found
         return self._kinds[(parameter, opening)]
+
+    def _choice_tokens(self, parameter: str) -> Any:
+        """The first tokens of the words that are another parameter's choices (`others`), where the source writes
+        them: a free string value does not open with one. Only tokens of three letters or more (a short piece opens
+        other words too). None when there are none."""
+        if parameter not in self._others_tokens:
+            barred = set()
+            for word in self.others.get(parameter, ()):
+                if word not in self.words:
+                    continue
+                for variant in (word, word.capitalize()):
+                    token = self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]
+                    if len(token_texts(self.tokenizer)[token].strip()) >= 3:
+                        barred.add(token)
+            found = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
+            self._others_tokens[parameter] = found
+        return self._others_tokens[parameter]
 
     def update(self, text: str) -> None:
         """When a call's arguments start: ground a finish on the results; and, given `listed`, find the parameters
