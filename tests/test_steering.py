@@ -433,7 +433,9 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
         "civic 2018",
     ]
     assert listed_with("beans", "How far apart do zucchini, beans and kale go?") == ["kale", "zucchini"]
-    assert listed_with("beans", "What spacing do beans and lettuce need?") == ["lettuce"]  # two lowercase words
+    assert listed_with("beans", "Spacing for beans and lettuce?") == ["lettuce"]  # two lowercase words
+    assert listed_with("beans", "What spacing do beans and lettuce need?") == []  # ... that end a clause
+    assert listed_with("cm", "A box with a side of 4 cm and depth of 2 cm.") == []  # not "depth" as a unit
     assert listed_with("meters", "The climb of Eagle Ridge in meters and feet?") == ["feet"]
     assert listed_with("paris", "The weather in paris and how warm is it?") == []  # "and" then a clause, no item
     assert listed_with("Cusco", "The last frost in Cusco as well as Tallinn?") == ["tallinn"]
