@@ -26,7 +26,8 @@ each take?").
 
 A clause that asks for the same again with other values ("... over 5 years? Can you do the same but for 10 years
 instead?") is a part of its own: the ask before it with the clause's values in place (`local_repeats`), shown the
-one tool that fits that ask best.
+one tool that fits that ask best. A part that states its cases side by side ("... after 30 years at 5% and after
+20 years at 4%?") is split once more by the local model, which knows the tools (`local_cases.by_cases`).
 """
 
 from __future__ import annotations
