@@ -45,10 +45,6 @@ class _Token:
     start: int
     end: int
 
-    @property
-    def value(self) -> bool:
-        return self.kind.startswith("value")
-
 
 def _tokens(sentence: str) -> list[_Token]:
     """The sentence's tokens: a value (a date, a quoted span, a number with its currency or percent sign, a

@@ -376,6 +376,7 @@ _JOINED = re.compile(r"\b(?:and|or|as\s+well\s+as)\b")  # a separator that comes
 _LEAD = re.compile(r"(?:[$€£]|(?<![\w'-])(?:in|at|on|for|from|of|to|with|by|the|a|an)\s+)$", re.IGNORECASE)
 
 
+_LOWERCASE = r"[a-z][\w'-]*"  # a lowercase word as a list's item
 _CLAUSE_ENDS = re.compile(r"\s*(?:[?.!,;:]|$)")  # where a list of two lowercase words must end
 
 
@@ -396,7 +397,7 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
         return None
     if words[0][:1].isupper() and all(w[:1].isupper() or w[:1].isdigit() for w in words):  # Model 3 2022
         return r"[A-Z][\w'-]*(?:\s+[A-Z0-9][\w'-]*){0,2}", True
-    return r"[a-z][\w'-]*" + r"\s+[a-z][\w'-]*" * (len(words) - 1), len(words) == 1
+    return _LOWERCASE + rf"\s+{_LOWERCASE}" * (len(words) - 1), len(words) == 1
 
 
 def _paired_with(value: str, request: str) -> list[str] | None:
@@ -490,7 +491,7 @@ def listed_with(value: str, request: str) -> list[str]:
     siblings = [s for s in siblings if s.split()[0] not in _OPENERS and s.lower() not in GLUE_WORDS]
     if not siblings or not (pairs or commas):
         return []
-    if not commas and not number and item.startswith("[a-z]") and not _CLAUSE_ENDS.match(request, end):
+    if not commas and item == _LOWERCASE and not _CLAUSE_ENDS.match(request, end):
         return []  # "10 units and height of 5": two words, not a list
     return [s.lower() for s in siblings]
 

@@ -64,6 +64,7 @@ class Value:
 
 
 def _again(clause: str) -> re.Match[str] | None:
+    """The clause read as an ask for the same again ("... do the same for ...", "What about ...?"), or None."""
     return _CLAUSE.fullmatch(clause) or _ABOUT.fullmatch(clause)
 
 

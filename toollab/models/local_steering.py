@@ -522,7 +522,7 @@ class Grounding:
         early or change its ending (the "Portuguese anthem": "Portugal"), but not inside a name of several
         capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word, or
         close the value, are left. At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
-        value at "Quebec")."""
+        value at "Quebec"); inside a name, only its next word or the value's end may follow (`_name_goes_on`)."""
         if value in self._breaks:
             return self._breaks[value]
         if _NAME_SO_FAR.fullmatch(value.removesuffix(" ")) and (goes_on := self._name_goes_on(value)) is not None:
@@ -784,32 +784,26 @@ class Grounding:
             ]
             if opening:
                 kinds = [w for w in kinds if re.search(rf"(?<![\w-]){re.escape(w)}\s+(?!{_JOINING}\b)\w", self.text)]
-            barred = set()
-            for word in kinds:
-                for variant in (word, word.capitalize()):
-                    first = self.tokenizer(variant if opening else " " + variant, add_special_tokens=False)
-                    token = first["input_ids"][0]
-                    if len(token_texts(self.tokenizer)[token].strip()) >= 3:  # a short piece starts others too
-                        barred.add(token)
-            found = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
-            self._kinds[(parameter, opening)] = found
+            self._kinds[(parameter, opening)] = self._first_tokens(kinds, spaced=not opening)
         return self._kinds[(parameter, opening)]
+
+    def _first_tokens(self, words: Iterable[str], spaced: bool) -> Any:
+        """The first tokens of `words`, lowercase or capitalised (after a space, if `spaced`), of three letters or
+        more (a short piece starts other words too); None when there are none."""
+        barred = set()
+        for word in words:
+            for variant in (word, word.capitalize()):
+                token = self.tokenizer(" " + variant if spaced else variant, add_special_tokens=False)["input_ids"][0]
+                if len(token_texts(self.tokenizer)[token].strip()) >= 3:
+                    barred.add(token)
+        return self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
 
     def _choice_tokens(self, parameter: str) -> Any:
         """The first tokens of the words that are another parameter's choices (`others`), where the source writes
-        them: a free string value does not open with one. Only tokens of three letters or more (a short piece opens
-        other words too). None when there are none."""
+        them: a free string value does not open with one."""
         if parameter not in self._others_tokens:
-            barred = set()
-            for word in self.others.get(parameter, ()):
-                if word not in self.words:
-                    continue
-                for variant in (word, word.capitalize()):
-                    token = self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]
-                    if len(token_texts(self.tokenizer)[token].strip()) >= 3:
-                        barred.add(token)
-            found = self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
-            self._others_tokens[parameter] = found
+            said = [w for w in self.others.get(parameter, ()) if w in self.words]
+            self._others_tokens[parameter] = self._first_tokens(said, spaced=False)
         return self._others_tokens[parameter]
 
     def update(self, text: str) -> None:
