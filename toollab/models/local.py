@@ -344,10 +344,8 @@ class LocalModel:
     ) -> list[tuple[str, RequestParams, TurnContext]]:
         """The prompts this turn decodes, with their requests: its own, or under `decompose`, for a first calling
         turn whose request asks several things (`request_parts`), one per part, each part shown as the whole
-        request. With the policy's `select` on, each part is shown the one tool that fits it best (the parts are
-        cut where the tools asked for change: `by_tools`); a part that asks one thing makes one call, one that lists
-        several things may make several. Shown every tool `select` kept, a part that listed two trails got
-        `trail_grade` for "how much climbing is on ..." (dev, 160 a category: 10 won, 2 lost against that)."""
+        request. With the policy's `select` on, a part that asks one thing is shown the one tool that fits it best
+        and makes one call; one that lists several things gets the tools `select` keeps for it."""
         whole = [(prompt, params, context)]
         calling = params.tool_choice not in ("auto", "none") and params.tool_choice != params.finish
         if not (self.decompose and calling and params.parallel and params.tools) or context.results:
@@ -368,7 +366,7 @@ class LocalModel:
                 if part.tool_of is not None:  # an ask done again: the ask's tool
                     chosen = best_tool(part.tool_of, own)
                 else:
-                    chosen = best_tool(part.request, own)  # a part that lists several things too (dev 10 / 2)
+                    chosen = select(part.request, own) if several else best_tool(part.request, own)
                 shown = [*chosen, *(t for t in tools if t.name == params.finish)]
                 offered = [t for t in params.tools if t in shown] or params.tools
             asks = dataclasses.replace(params, tools=offered, parallel=several)
