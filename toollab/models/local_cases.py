@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from toollab.models.local_dates import date_spans
 from toollab.models.local_names import GLUE_WORDS, name_words
-from toollab.models.local_parts import MAX_PARTS, Part, lists_several
+from toollab.models.local_parts import MAX_PARTS, SENTENCE_END, Part, lists_several
 from toollab.tools import ToolSpec
 
 MAX_CASES = 4  # like MAX_PARTS: BFCL's parallel items ask 2 to 4 things
@@ -33,7 +33,6 @@ _QUOTED = re.compile(r"""(?<![\w'])(?:'[^']{1,80}'|"[^"]{1,80}")(?![\w'])""")
 _NUMBER = re.compile(r"[$€£]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)%?")
 _NAME = re.compile(r"[A-Z][\w'.&-]*(?:\s+(?:&\s+|(?:of|on|de|la|the)\s+(?=[A-Z]))?[A-Z0-9][\w'.&-]*)*")
 _WORD = re.compile(r"[A-Za-z][\w'-]*|[,;:]")
-_SENTENCE_END = re.compile(r"[.?!]\s+")
 # What may come between "and" and the second case: "and also after 20 years", "and another with 48,200 people"
 _FILLERS = frozenset({"also", "then", "another", "for"})
 
@@ -50,7 +49,7 @@ def _tokens(sentence: str) -> list[_Token]:
     """The sentence's tokens: a value (a date, a quoted span, a number with its currency or percent sign, a
     capitalised name that does not open a sentence) is one token; words are compared lowercased."""
     taken: list[tuple[int, int, str]] = [(a, b, "value:date") for a, b in date_spans(sentence)]
-    opens = {0} | {m.end() for m in _SENTENCE_END.finditer(sentence)}
+    opens = {0} | {m.end() for m in SENTENCE_END.finditer(sentence)}
 
     def free(a: int, b: int) -> bool:
         return not any(a < e and s < b for s, e, _ in taken)

@@ -206,7 +206,7 @@ def joined_clauses(sentence: str) -> list[str]:
 
 _ORDINALS = (("first", "1st"), ("second", "2nd"), ("third", "3rd"), ("fourth", "4th"), ("fifth", "5th"))
 _ORDINAL = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\b(\s*[:,])?", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _ALL_OF_THEM = re.compile(r"\b(?:each|them|these|those|they|all|both)\b", re.I)
 _TRAILING_JOIN = re.compile(r"[\s,;]*(?:\band)?[\s,;]*$", re.I)
 
@@ -229,7 +229,7 @@ def enumerated_parts(request: str) -> list[Part]:
         return whole
     stem = text[: marks[0].start()].strip()
     segments = [text[m.start() : n.start()] for m, n in itertools.pairwise(marks)]
-    last, *rest = _SENTENCE_END.split(text[marks[-1].start() :], maxsplit=1)
+    last, *rest = SENTENCE_END.split(text[marks[-1].start() :], maxsplit=1)
     tail = rest[0].strip() if rest and _ALL_OF_THEM.search(rest[0]) else ""
     segments.append(last if tail else text[marks[-1].start() :])
     opens = not stem or stem[-1] in ".?!:"  # a case opens a sentence of its own
@@ -274,12 +274,12 @@ def marked_parts(request: str) -> list[Part]:
         return []
     stem = text[: marks[0].start()].strip()
     segments = [text[m.end() : n.start()].strip() for m, n in itertools.pairwise(marks)]
-    *last, closing = _SENTENCE_END.split(text[marks[-1].end() :].strip())
+    *last, closing = SENTENCE_END.split(text[marks[-1].end() :].strip())
     tail = closing if last and _ALL_OF_THEM.search(closing) else ""
     segments.append(" ".join(last) if tail else text[marks[-1].end() :].strip())
     parts = []
     for segment in segments:
-        later = _SENTENCE_END.split(segment)[1:]
+        later = SENTENCE_END.split(segment)[1:]
         if len(segment.split()) < 2 or any(_SEQUENCED.match(s) and leans_back(s) for s in later):
             return []
         own = _capital(segment)
@@ -431,7 +431,7 @@ def _pieces(text: str) -> list[tuple[int, int, bool]]:
     whether a join follows the piece (a clause joined to an ask is one: "Monthly payment for $240,000 over 15 years
     and how much interest ...?")."""
     cuts = sorted(
-        [(m.start(), m.end(), False) for m in _SENTENCE_END.finditer(text)]
+        [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)]
         + [(m.start(), m.end(), True) for m in _TOOL_JOIN.finditer(text)]
     )
     spans, start = [], 0

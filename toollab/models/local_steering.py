@@ -522,36 +522,38 @@ class Grounding:
         early or change its ending (the "Portuguese anthem": "Portugal"), but not inside a name of several
         capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word, or
         close the value, are left. At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
-        value at "Quebec"); inside a name, only its next word or the value's end may follow (`_name_goes_on`)."""
-        if value in self._breaks:
-            return self._breaks[value]
+        value at "Quebec"); inside a name, only its next word or the value's end may follow (`_name_goes_on`). Found
+        once per value, at its first token (`_breaks_after`)."""
+        if value not in self._breaks:
+            self._breaks[value] = self._breaks_after(value)
+        return self._breaks[value]
+
+    def _breaks_after(self, value: str) -> list[Any]:
+        """`_word_breaks` for a value not seen yet."""
         if _NAME_SO_FAR.fullmatch(value.removesuffix(" ")) and (goes_on := self._name_goes_on(value)) is not None:
-            self._breaks[value] = [goes_on]
-            return self._breaks[value]
+            return [goes_on]
         if not value[-1:].isalpha():
             return []
-        if value not in self._breaks:
-            found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}(.?)", self.text, re.IGNORECASE))
-            barred: list[Any] = []
-            inside = bool(found) and all(m.group(1).isalnum() and not m.group(1).isupper() for m in found)
-            named = inside and all(_IN_NAME.match(self.text, m.start()) for m in found)
-            if named and (ends := self._next_letters(value)):
-                kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
-                kept[sorted(ends)] = False
-                kept[self.closing] = False
-                barred = [kept.nonzero().flatten()]
-            elif inside:
-                skipped: set[int] = set()
-                for m in found:
-                    rest = _WORD_REST.match(self.text, m.end()).end()  # type: ignore[union-attr]
-                    if (after := re.match(r"[^\w]*(\w+)", self.text[rest:])) is not None:
-                        skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
-                skipped -= set(self._next_letters(value))  # "sp" + "anish" of "spanish and" goes on
-                barred = [self.capital_starts]
-                if skipped:
-                    barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
-            self._breaks[value] = barred
-        return self._breaks[value]
+        found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}(.?)", self.text, re.IGNORECASE))
+        inside = bool(found) and all(m.group(1).isalnum() and not m.group(1).isupper() for m in found)
+        named = inside and all(_IN_NAME.match(self.text, m.start()) for m in found)
+        if named and (ends := self._next_letters(value)):
+            kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
+            kept[sorted(ends)] = False
+            kept[self.closing] = False
+            return [kept.nonzero().flatten()]
+        if not inside:
+            return []
+        skipped: set[int] = set()
+        for m in found:
+            rest = _WORD_REST.match(self.text, m.end()).end()  # type: ignore[union-attr]
+            if (after := re.match(r"[^\w]*(\w+)", self.text[rest:])) is not None:
+                skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
+        skipped -= set(self._next_letters(value))  # "sp" + "anish" of "spanish and" goes on
+        barred = [self.capital_starts]
+        if skipped:
+            barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
+        return barred
 
     def _name_goes_on(self, value: str) -> Any:
         """At a word's end inside a name of capitalised words or numbers, wherever the source writes the value so
