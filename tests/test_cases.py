@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toollab.models.local_cases import by_cases, case_sentences
+from toollab.models.local_cases import by_cases, case_sentences, respective_sentences
 from toollab.models.local_parts import Part
 from toollab.tools import ToolSpec
 
@@ -110,3 +110,76 @@ def test_by_cases_keeps_a_part_tool_and_gives_up_past_the_most_parts() -> None:
     many = "Worth after 1 year at 5%, after 2 years at 4%, after 3 years at 3% and after 4 years at 2%?"
     assert len(case_sentences(many)) == 4
     assert len(by_cases([Part(many, False), Part("What is the weather in Oslo?", False)], [])) == 2
+
+
+_COURSE = ToolSpec(
+    "class_timetable",
+    "When a course meets.",
+    {
+        "type": "object",
+        "properties": {
+            "language": {"type": "string"},
+            "level": {"type": "string", "enum": ["beginner", "intermediate", "advanced"]},
+        },
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cases"),
+    [
+        # numbers in digits and in words, a currency sign on the first item only, the list's "respectively" gone
+        (
+            "Monthly payment for $1,250,000, 18,500 and 240,000 over thirty, twenty and five years at 5.0%, "
+            "respectively?",
+            [
+                "Monthly payment for $1,250,000 over thirty years at 5.0%?",
+                "Monthly payment for 18,500 over twenty years at 5.0%?",
+                "Monthly payment for 240,000 over five years at 5.0%?",
+            ],
+        ),
+        # names of several words, the sentence's first words not taken for one ("Progress of ...")
+        (
+            "Progress of Library Renewal, Winter Coats and Meals on Wheels toward $25,000, 150,000 and 48,500, "
+            "respectively.",
+            [
+                "Progress of Library Renewal toward $25,000.",
+                "Progress of Winter Coats toward 150,000.",
+                "Progress of Meals on Wheels toward 48,500.",
+            ],
+        ),
+        # a unit every item has goes with it; "respective" too
+        (
+            "Find the area of rectangles 5 cm and 10 cm long and 3 cm and 4 cm wide respectively.",
+            [
+                "Find the area of rectangles 5 cm long and 3 cm wide.",
+                "Find the area of rectangles 10 cm long and 4 cm wide.",
+            ],
+        ),
+        (
+            "The respective populations of Paris and Rome in 2010 and 2020?",
+            ["The populations of Paris in 2010?", "The populations of Rome in 2020?"],
+        ),
+        # a tool's choices are items too
+        (
+            "When do the advanced and beginner courses meet in Lisbon and Porto, respectively?",
+            ["When do the advanced courses meet in Lisbon?", "When do the beginner courses meet in Porto?"],
+        ),
+    ],
+)
+def test_respectively_pairs_the_lists_items_in_order(sentence: str, cases: list[str]) -> None:
+    assert respective_sentences(sentence, [_COURSE]) == cases
+    assert case_sentences(sentence, [_COURSE]) == cases
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Calculate the speed for distances of 10 and 20 km, respectively.",  # one list: nothing to pair
+        "Monthly payment for $1,250,000 and 18,500 over 30, 20 and 5 years at 5% and 4%, respectively?",  # 2, 3, 2: ...
+        "Monthly payment for $1,250,000 and 18,500 over 30 and 20 years?",  # no "respectively": every pairing
+        "When do the german and spanish courses meet in Lisbon and Porto, respectively?",  # free words: no list
+    ],
+)
+def test_respectively_without_one_pairing_of_lists_is_left_whole(sentence: str) -> None:
+    assert respective_sentences(sentence, [_COURSE]) == [sentence]

@@ -1487,6 +1487,13 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([spec], "required")))
     calls = [c.args_as_dict() for c in reply.message.tool_calls]
     assert sorted((c["years"], c["annual_yield"]) for c in calls) == [(20, 0.04), (30, 0.05)], reply.raw
+    # "respectively" pairs the lists' k-th items, one part each: the pairs were crossed before
+    (density,) = [fn for f in families("dev") for fn in f.functions if fn.name == "population_density"]
+    (spec,) = tool_set([function_doc(density)], keep_dots=False).specs
+    asked = "What is the density of towns of 275,000, 48,200 and 9,800 people over 12.5, 310 and 88 km², respectively?"
+    reply = asyncio.run(steered["on"].request([UserMessage(content=asked)], RequestParams([spec], "required")))
+    calls = [c.args_as_dict() for c in reply.message.tool_calls]
+    assert sorted((c["population"], c["area_km2"]) for c in calls) == [(9800, 88), (48200, 310), (275000, 12.5)]
 
 
 def test_a_free_string_parameter_is_told_the_choices_of_its_tools_other_parameters():

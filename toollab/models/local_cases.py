@@ -14,6 +14,12 @@ words of a tool's parameter names ("the home team Lakers and the away team Celti
 parameters) nor words that hold a sentence together ("a", "of", "with"), and a case does not open with them ("base
 10 and height 5" is one triangle). More cases may come before, joined by commas ("after 30 years at 5%, after 20
 years at 4% and after 10 years at 3%").
+
+A sentence that says "respectively" pairs its lists in order: "Monthly payment for $1,250,000, 18,500 and 240,000
+over thirty, twenty and five years, respectively?" is three loans, the k-th amount with the k-th term
+(`respective_sentences`). SmolLM2 paired them wrongly from the whole sentence, and the pins that keep a list's later
+calls to its items left (`local_mentions.pinned_next`) keep no pairs; each case read alone, with the k-th item of
+every list in place of the list, is a request with one call.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from dataclasses import dataclass
 
 from toollab.models.local_dates import date_spans
 from toollab.models.local_names import GLUE_WORDS, name_words
+from toollab.models.local_numbers import RESPECTIVELY, SAID
 from toollab.models.local_parts import MAX_PARTS, SENTENCE_END, Part, lists_several
 from toollab.tools import ToolSpec
 
@@ -59,7 +66,7 @@ def _tokens(sentence: str) -> list[_Token]:
         for m in pattern.finditer(masked):
             start = m.start()
             if kind == "value:name" and start in opens:  # a sentence's first word: a name only with more after it
-                rest = re.match(r"[\w'.&-]+\s+", sentence[start:])
+                rest = re.match(r"[\w'.&-]+\s+(?:(?:&|of|on|de|la|the)\s+)?", sentence[start:])  # Progress of X
                 if rest is None or not re.match(r"[A-Z0-9]", sentence[start + rest.end() : start + rest.end() + 1]):
                     continue
                 start += rest.end()
@@ -101,9 +108,106 @@ def _labels(tools: Sequence[ToolSpec]) -> frozenset[str]:
     return frozenset(w for t in tools for p in (t.parameters.get("properties") or {}) for w in name_words(p))
 
 
+_SAID = re.compile(SAID, re.IGNORECASE)
+_SAYS_RESPECTIVELY = re.compile(rf"\s*,?\s*{RESPECTIVELY.pattern}\s*(?=[?.!,;]|$)|{RESPECTIVELY.pattern}\s+", re.I)
+
+
+def _choices(tools: Sequence[ToolSpec]) -> frozenset[str]:
+    """The one-word choices of the tools' string parameters, lowercased ("beginner", "advanced")."""
+    found = set()
+    for tool in tools:
+        for schema in (tool.parameters.get("properties") or {}).values():
+            for choice in schema.get("enum") or () if isinstance(schema, dict) else ():
+                if isinstance(choice, str) and re.fullmatch(r"[\w'-]+", choice):
+                    found.add(choice.lower())
+    return frozenset(found)
+
+
+def _item_kind(token: _Token, choices: frozenset[str]) -> str | None:
+    """The kind of list item a token can be: a value's kind (a number said in words is a number), a tool's choice,
+    or None."""
+    if token.kind.startswith("value:"):
+        return token.kind
+    if token.kind == "word" and _SAID.fullmatch(token.text):
+        return "value:number"
+    if token.kind == "word" and token.text.lower() in choices:
+        return "choice"
+    return None
+
+
+def _is(token: _Token, text: str) -> bool:
+    return token.text.lower() == text
+
+
+def _lists(tokens: list[_Token], choices: frozenset[str]) -> list[list[tuple[int, int]]]:
+    """The sentence's lists, each as its items' character spans: two or more items of one kind, joined by commas
+    and an "and" before the last ("$1,250,000, 18,500 and 240,000", "thirty, twenty and five"); a number's unit
+    goes with it where every item has the same one ("5 cm and 10 cm")."""
+    found: list[list[tuple[int, int]]] = []
+    i = 0
+    while i < len(tokens):
+        kind = _item_kind(tokens[i], choices)
+        if kind is None:
+            i += 1
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        unit = (
+            after.text.lower()
+            if kind == "value:number"
+            and after is not None
+            and after.kind == "word"
+            and after.text.lower() not in GLUE_WORDS
+            and _item_kind(after, choices) is None
+            else None
+        )
+        items, j, joined = [(i, i + 1 if unit is None else i + 2)], i + 1 if unit is None else i + 2, False
+        while not joined and j < len(tokens):
+            k = j + 1 if _is(tokens[j], ",") else j
+            joined = k < len(tokens) and _is(tokens[k], "and")
+            k += joined
+            if k == j or k >= len(tokens) or _item_kind(tokens[k], choices) != kind:
+                break
+            end = k + 1
+            if unit is not None:
+                if end >= len(tokens) or not _is(tokens[end], unit):
+                    break
+                end += 1
+            items.append((k, end))
+            j = end
+        if len(items) >= 2 and joined:
+            found.append([(tokens[a].start, tokens[b - 1].end) for a, b in items])
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def respective_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
+    """The sentence once per case where it says "respectively" and every list it writes (two or more) is of the
+    same length, 2 to MAX_CASES: the k-th sentence holds the k-th item of each in the list's place, and no
+    "respectively"; the sentence alone otherwise (one list, or lists of other lengths: which pair is not known)."""
+    if not RESPECTIVELY.search(sentence):
+        return [sentence]
+    lists = _lists(_tokens(sentence), _choices(tools))
+    if len(lists) < 2 or len({len(found) for found in lists}) != 1 or len(lists[0]) > MAX_CASES:
+        return [sentence]
+    sentences = []
+    for k in range(len(lists[0])):
+        text = sentence
+        for found in reversed(lists):  # from the end, so that the spans before stay where they are
+            (start, _), (_, end) = found[0], found[-1]
+            a, b = found[k]
+            text = text[:start] + sentence[a:b] + text[end:]
+        sentences.append(_SAYS_RESPECTIVELY.sub("", text, count=1))
+    return sentences
+
+
 def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
-    """The sentence once per case it states side by side, each case between what comes before the first and
-    after the last; the sentence alone when it states none (or more than MAX_CASES)."""
+    """The sentence once per case it states side by side, or pairs in order with "respectively"
+    (`respective_sentences`), each case between what comes before the first and after the last; the sentence alone
+    when it states none (or more than MAX_CASES)."""
+    if len(respective := respective_sentences(sentence, tools)) > 1:
+        return respective
     tokens = _tokens(sentence)
     labels = _labels(tools)
     for k in range(len(tokens) - 1, 0, -1):

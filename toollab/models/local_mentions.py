@@ -32,6 +32,7 @@ from toollab.models.local_names import GLUE_WORDS, name_words, same_stem
 from toollab.models.local_numbers import (
     LIST_SEPARATOR,
     PLAIN_NUMBER,
+    RESPECTIVELY,
     holds_number,
     in_digits,
     numbers_in_digits,
@@ -557,9 +558,6 @@ def _spelled(items: Sequence[str], request: str) -> list[str]:
     return spelled
 
 
-_RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
-
-
 def crossed_next(calls: Sequence[ToolCall], request: str) -> dict[str, str]:
     """The next case to call where the `calls` (of one tool) took the items of two lists of the request in two
     parameters (`crossed_left`): the first pair left, in the request's order; {} when none is left."""
@@ -577,7 +575,7 @@ def crossed_left(calls: Sequence[ToolCall], request: str) -> list[dict[str, str]
     each season), as the request spells them, in the request's order; [] when every pair is called, there are more
     pairs than MAX_COVERED_CALLS, or the request pairs the lists in order ("... respectively")."""
     arguments = [a for call in calls if isinstance(a := call.args_or_raw(), dict)]
-    if not arguments or len(arguments) < len(calls) or _RESPECTIVELY.search(request):
+    if not arguments or len(arguments) < len(calls) or RESPECTIVELY.search(request):
         return []
     lists: dict[str, list[str]] = {}
     for key, value in arguments[0].items():

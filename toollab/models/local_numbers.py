@@ -67,6 +67,8 @@ SAID = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_UNI
 _SAID_WORDS = re.compile(rf"(?<![\w-]){SAID}(?![\w-])", re.IGNORECASE)
 # ", " ", and " " and " " or " " as well as " between a list's items
 LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+|as\s+well\s+as\s+)?|\s+(?:and|or|as\s+well\s+as)\s+)"
+# "..., respectively": the request's lists pair their items in order (the k-th of each list go together)
+RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.IGNORECASE)
 _SAID_LIST = re.compile(rf"(?<![\w-]){SAID}(?:{LIST_SEPARATOR}{SAID})+(?![\w-])", re.IGNORECASE)
 
 
