@@ -67,6 +67,11 @@ from toollab.models.local_repeats import again_clause, done_again
             "What will $250,000 be worth after 10 years at a 5% annual yield?",
         ),
         ("When is the last frost usually in Cusco? How about Tallinn?", "When is the last frost usually in Tallinn?"),
+        # the number with the same unit, though the words before "4.2%" hold "years" too
+        (
+            "Monthly payment for borrowing $1,250,000 over ten years at 4.2%? Then do the same for fifteen years.",
+            "Monthly payment for borrowing $1,250,000 over 15 years at 4.2%?",
+        ),
     ],
 )
 def test_an_ask_done_again_is_the_ask_with_the_new_values_in_place(request_: str, again: str) -> None:

@@ -61,6 +61,7 @@ class Value:
     start: int
     end: int
     cues: frozenset[str]
+    unit: str | None = None  # a number's unit, stemmed ("year", "%", "$")
 
 
 def _again(clause: str) -> re.Match[str] | None:
@@ -127,10 +128,13 @@ def _unit(value: Value, text: str) -> bool:
 
 
 def _place(value: Value, places: list[Value]) -> Value | None:
-    """Where in the ask `value` goes: the one value of its kind, or the one of its kind sharing the most cues."""
+    """Where in the ask `value` goes: the one value of its kind, the one number with its unit, or the one of its
+    kind sharing the most cues ("at 4.2%" after "over 10 years" has the cue "year" too, but not its unit)."""
     same = [p for p in places if p.kind == value.kind]
     if len(same) == 1:
         return same[0]
+    if value.unit is not None and len(united := [p for p in same if p.unit == value.unit]) == 1:
+        return united[0]
     scores = [len(value.cues & p.cues) for p in same]
     best = max(scores, default=0)
     if best == 0 or scores.count(best) > 1:
@@ -161,7 +165,7 @@ def _values(text: str, opening: int = -1) -> list[Value]:
                 continue
             if kind == "number":
                 end = _number_end(text, match)
-            found.append(Value(kind, start, end, _cues(text, start, end, kind)))
+            found.append(Value(kind, start, end, _cues(text, start, end, kind), _unit_of(text[start:end], kind)))
             taken[start:end] = [True] * (end - start)
     return sorted(found, key=lambda v: v.start)
 
@@ -193,6 +197,15 @@ def _name_start(text: str, start: int, name: str) -> int:
     return start
 
 
+def _unit_of(span: str, kind: str) -> str | None:
+    """A number's unit as a cue: its stemmed word or "%" after it, else "$" before it; None for other values."""
+    if kind != "number":
+        return None
+    if unit := re.search(r"(%|[A-Za-z][\w-]*)$", span):
+        return _stem(unit.group().lower())
+    return "$" if span.startswith("$") else None
+
+
 def _cues(text: str, start: int, end: int, kind: str) -> frozenset[str]:
     """The words that tell what a value is: the two content words before it, its unit, and "$"."""
     before = [w.lower() for w in re.findall(r"[A-Za-z][\w-]*", text[max(0, start - 40) : start])[-3:]]
@@ -201,8 +214,8 @@ def _cues(text: str, start: int, end: int, kind: str) -> frozenset[str]:
         span = text[start:end]
         if span.startswith("$"):
             cues.add("$")
-        if unit := re.search(r"(%|[A-Za-z][\w-]*)$", span):
-            cues.add(_stem(unit.group().lower()))
+        if unit := _unit_of(span, kind):
+            cues.add(unit)
     return frozenset(cues)
 
 
