@@ -1439,6 +1439,8 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
         for piece in (" on", "on"):  # "Meal on Wheels" and "MealonWheels" skip the end of "Meals"
             assert bool(logits[pieces[piece]] < -PENALTY / 2) is skip, value
         assert logits[pieces["s"]] > -PENALTY / 2
+        closing = tokenizer('"', add_special_tokens=False)["input_ids"][0]
+        assert bool(logits[closing] < -PENALTY / 2) is (value == "Meal"), value  # inside a name: no "Meal"
     # at a word's end inside a name of capitalised words or numbers, the name goes on or the value closes:
     # SmolLM2 wrote "Model 2022" for "Model 3 2022" and "Riverside Riverside Rovers"
     names = Grounding(tokenizer, "Tires for my Model 3 2022? And where are Riverside Rovers?", "", 3.0, HERMES, "x")
@@ -1449,7 +1451,18 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     logits = torch.zeros(len(tokenizer))
     names.bias(logits, [], opened + "Riverside")
     assert logits[first[" Riverside"]] < -PENALTY / 2 < logits[first[" Rovers"]]
-    assert logits[tokenizer('"', add_special_tokens=False)["input_ids"][0]] > -PENALTY / 2  # the value may end there
+    assert logits[tokenizer('"', add_special_tokens=False)["input_ids"][0]] < -PENALTY / 2  # nor does it close
+    closing = tokenizer('"', add_special_tokens=False)["input_ids"][0]
+    for source, value, allowed, closes in (
+        ("Book Spoke & Chain for Corolla 2019 owners.", "Spoke", " &", False),
+        ("Book Spoke & Chain for Corolla 2019 owners.", "Corolla", " 2019", False),
+        ("Book Spoke & Chain for Spoke riders.", "Spoke", " &", True),  # "Spoke riders": Spoke may end there
+    ):
+        logits = torch.zeros(len(tokenizer))
+        Grounding(tokenizer, source, "", 3.0, HERMES, "x").bias(logits, [], opened + value)
+        token = tokenizer(allowed, add_special_tokens=False)["input_ids"][0]
+        assert logits[token] > -PENALTY / 2, value
+        assert bool(logits[closing] > -PENALTY / 2) is closes, (source, value)
     # a free string value does not open with another parameter's choice: `language` is not "beginner", a `level`
     course = Grounding(tokenizer, "When does the beginner german course meet?", "", 3.0, HERMES, "x",
                        others=frozenset({("language", "beginner"), ("language", "advanced")}))  # fmt: skip

@@ -233,8 +233,9 @@ COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
 PIECE = 16  # the longest token text looked for where a copy goes on letter by letter
 LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
 _WORD_REST = re.compile(r"[^\W_]*")  # the letters and digits left of a word
-_NAME_SO_FAR = re.compile(r"[A-Z][^\W_]*(?: [A-Z0-9][^\W_]*)*")  # "Model 3", "Harbor City": a name's words so far
-_NAME_NEXT = re.compile(r" ([A-Z0-9][^\W_]*)")  # ... and the name's next word in the source
+# "Model 3", "Harbor City", "Spoke &": a name's words so far; and the name's next word in the source
+_NAME_SO_FAR = re.compile(r"[A-Z][^\W_]*(?: (?:&|[A-Z0-9][^\W_]*))*")
+_NAME_NEXT = re.compile(r" (&(?= [A-Z])|[A-Z0-9][^\W_]*)")
 _IN_NAME = re.compile(r"[A-Z][^\W_]*\s+(?:(?:of|on|de|la|the|and|for)\s+)?[A-Z]")  # "Meals on Wheels", "Two Wheels"
 
 
@@ -520,9 +521,9 @@ class Grounding:
         capital, and those that open as the next word does, with or without a space: they skip the rest of the
         word ("MealOnWheels", "Meal on Wheels", "Mealons on Wheels" for "Meals on Wheels"). A word may still end
         early or change its ending (the "Portuguese anthem": "Portugal"), but not inside a name of several
-        capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word, or
-        close the value, are left. At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
-        value at "Quebec"); inside a name, only its next word or the value's end may follow (`_name_goes_on`). Found
+        capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word are left
+        (SmolLM2 closed "Meal"). At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
+        value at "Quebec"); inside a name, only its next word may follow (`_name_goes_on`). Found
         once per value, at its first token (`_breaks_after`)."""
         if value not in self._breaks:
             self._breaks[value] = self._breaks_after(value)
@@ -540,7 +541,6 @@ class Grounding:
         if named and (ends := self._next_letters(value)):
             kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
             kept[sorted(ends)] = False
-            kept[self.closing] = False
             return [kept.nonzero().flatten()]
         if not inside:
             return []
@@ -556,10 +556,11 @@ class Grounding:
         return barred
 
     def _name_goes_on(self, value: str) -> Any:
-        """At a word's end inside a name of capitalised words or numbers, wherever the source writes the value so
-        far ("Model" of "Model 3 2022", "Riverside" of "Riverside Rovers"): every token but those that open the
-        name's next word (with its space, or joined) and those that close the value. SmolLM2 wrote "Model 2022" and
-        "Riverside Riverside Rovers". None where the value does not stop inside such a name everywhere."""
+        """At a word's end inside a name of capitalised words or numbers (joined by "&" too), wherever the source
+        writes the value so far ("Model" of "Model 3 2022", "Riverside" of "Riverside Rovers", "Spoke" of "Spoke &
+        Chain"): every token but those that open the name's next word (with its space, or joined). SmolLM2 wrote
+        "Model 2022" and "Riverside Riverside Rovers", and closed "Corolla 2019" at "Corolla", "Spoke & Chain" at
+        "Spoke". None where the value does not stop inside such a name everywhere."""
         spaced = value.endswith(" ")  # a number's digits are tokens apart: "Model" + " " + "3"
         name = value.removesuffix(" ")
         found = list(re.finditer(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", self.text))
@@ -570,8 +571,6 @@ class Grounding:
         for word in {n.group(1) for n in nexts if n is not None}:
             for variant in (word,) if spaced else (" " + word, word):
                 kept[self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]] = False
-        if not spaced:
-            kept[self.closing] = False
         return kept.nonzero().flatten()
 
     def _next_letters(self, value: str) -> dict[int, int]:
