@@ -156,8 +156,9 @@ _COURSE = ToolSpec(
                 "Find the area of rectangles 10 cm long and 4 cm wide.",
             ],
         ),
+        # the word before a list's first item may come again before the others
         (
-            "The respective populations of Paris and Rome in 2010 and 2020?",
+            "The respective populations of Paris and Rome in 2010 and in 2020?",
             ["The populations of Paris in 2010?", "The populations of Rome in 2020?"],
         ),
         # a tool's choices are items too

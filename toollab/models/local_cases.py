@@ -142,7 +142,8 @@ def _is(token: _Token, text: str) -> bool:
 def _lists(tokens: list[_Token], choices: frozenset[str]) -> list[list[tuple[int, int]]]:
     """The sentence's lists, each as its items' character spans: two or more items of one kind, joined by commas
     and an "and" before the last ("$1,250,000, 18,500 and 240,000", "thirty, twenty and five"); a number's unit
-    goes with it where every item has the same one ("5 cm and 10 cm")."""
+    goes with it where every item has the same one ("5 cm and 10 cm"), and the word before the first item may come
+    again before the others ("in Paris and in Rome")."""
     found: list[list[tuple[int, int]]] = []
     i = 0
     while i < len(tokens):
@@ -160,11 +161,15 @@ def _lists(tokens: list[_Token], choices: frozenset[str]) -> list[list[tuple[int
             and _item_kind(after, choices) is None
             else None
         )
+        before = tokens[i - 1].text.lower() if i > 0 else ""
+        lead = before if before in GLUE_WORDS and before != "and" else None
         items, j, joined = [(i, i + 1 if unit is None else i + 2)], i + 1 if unit is None else i + 2, False
         while not joined and j < len(tokens):
             k = j + 1 if _is(tokens[j], ",") else j
             joined = k < len(tokens) and _is(tokens[k], "and")
             k += joined
+            if k > j and lead is not None and k < len(tokens) and _is(tokens[k], lead):
+                k += 1  # "in Paris and in Rome": the word before the first item again
             if k == j or k >= len(tokens) or _item_kind(tokens[k], choices) != kind:
                 break
             end = k + 1
