@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toollab.models.local_cases import by_cases, case_sentences, respective_sentences
+from toollab.models.local_cases import by_cases, case_sentences, choice_sentences, respective_sentences
 from toollab.models.local_parts import Part
 from toollab.tools import ToolSpec
 
@@ -184,3 +184,17 @@ def test_respectively_pairs_the_lists_items_in_order(sentence: str, cases: list[
 )
 def test_respectively_without_one_pairing_of_lists_is_left_whole(sentence: str) -> None:
     assert respective_sentences(sentence, [_COURSE]) == [sentence]
+
+
+def test_a_list_of_one_parameters_choices_is_one_sentence_a_choice() -> None:
+    asked = "When does the beginner and intermediate italian course meet?"
+    split = ["When does the beginner italian course meet?", "When does the intermediate italian course meet?"]
+    assert choice_sentences(asked, [_COURSE]) == split and case_sentences(asked, [_COURSE]) == split
+    assert choice_sentences(asked) == [asked]  # without the tool, two lowercase words inside a clause: no list
+    # another list beside it (which pairs are meant is `listed`'s to read), "respectively", no list: left whole
+    for whole in (
+        "Schedule for italian in Lisbon and Porto, beginner and advanced level?",
+        "When does the advanced and beginner german and spanish course meet, respectively?",
+        "When does the advanced german course meet?",
+    ):
+        assert choice_sentences(whole, [_COURSE]) == [whole]

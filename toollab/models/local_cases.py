@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toollab.models.local_dates import date_spans
@@ -112,18 +112,19 @@ _SAID = re.compile(SAID, re.IGNORECASE)
 _SAYS_RESPECTIVELY = re.compile(rf"\s*,?\s*{RESPECTIVELY.pattern}\s*(?=[?.!,;]|$)|{RESPECTIVELY.pattern}\s+", re.I)
 
 
-def _choices(tools: Sequence[ToolSpec]) -> frozenset[str]:
-    """The one-word choices of the tools' string parameters, lowercased ("beginner", "advanced")."""
-    found = set()
+def _choices(tools: Sequence[ToolSpec]) -> dict[str, frozenset[str]]:
+    """The one-word choices of the tools' string parameters, lowercased ("beginner", "advanced"), with the
+    parameters ("tool.parameter") each is a choice of."""
+    found: dict[str, set[str]] = {}
     for tool in tools:
-        for schema in (tool.parameters.get("properties") or {}).values():
+        for name, schema in (tool.parameters.get("properties") or {}).items():
             for choice in schema.get("enum") or () if isinstance(schema, dict) else ():
                 if isinstance(choice, str) and re.fullmatch(r"[\w'-]+", choice):
-                    found.add(choice.lower())
-    return frozenset(found)
+                    found.setdefault(choice.lower(), set()).add(f"{tool.name}.{name}")
+    return {choice: frozenset(parameters) for choice, parameters in found.items()}
 
 
-def _item_kind(token: _Token, choices: frozenset[str]) -> str | None:
+def _item_kind(token: _Token, choices: Mapping[str, frozenset[str]]) -> str | None:
     """The kind of list item a token can be: a value's kind (a number said in words is a number), a tool's choice,
     or None."""
     if token.kind.startswith("value:"):
@@ -139,7 +140,7 @@ def _is(token: _Token, text: str) -> bool:
     return token.text.lower() == text
 
 
-def _lists(tokens: list[_Token], choices: frozenset[str]) -> list[list[tuple[int, int]]]:
+def _lists(tokens: list[_Token], choices: Mapping[str, frozenset[str]]) -> list[list[tuple[int, int]]]:
     """The sentence's lists, each as its items' character spans: two or more items of one kind, joined by commas
     and an "and" before the last ("$1,250,000, 18,500 and 240,000", "thirty, twenty and five"); a number's unit
     goes with it where every item has the same one ("5 cm and 10 cm"), and the word before the first item may come
@@ -187,6 +188,16 @@ def _lists(tokens: list[_Token], choices: frozenset[str]) -> list[list[tuple[int
     return found
 
 
+def _with_items(sentence: str, lists: list[list[tuple[int, int]]], k: int) -> str:
+    """The sentence with the k-th item of each of its `lists` in the list's place."""
+    text = sentence
+    for found in reversed(lists):  # from the end, so that the spans before stay where they are
+        (start, _), (_, end) = found[0], found[-1]
+        a, b = found[k]
+        text = text[:start] + sentence[a:b] + text[end:]
+    return text
+
+
 def respective_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
     """The sentence once per case where it says "respectively" and every list it writes (two or more) is of the
     same length, 2 to MAX_CASES: the k-th sentence holds the k-th item of each in the list's place, and no
@@ -196,23 +207,32 @@ def respective_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[
     lists = _lists(_tokens(sentence), _choices(tools))
     if len(lists) < 2 or len({len(found) for found in lists}) != 1 or len(lists[0]) > MAX_CASES:
         return [sentence]
-    sentences = []
-    for k in range(len(lists[0])):
-        text = sentence
-        for found in reversed(lists):  # from the end, so that the spans before stay where they are
-            (start, _), (_, end) = found[0], found[-1]
-            a, b = found[k]
-            text = text[:start] + sentence[a:b] + text[end:]
-        sentences.append(_SAYS_RESPECTIVELY.sub("", text, count=1))
-    return sentences
+    return [_SAYS_RESPECTIVELY.sub("", _with_items(sentence, lists, k), count=1) for k in range(len(lists[0]))]
+
+
+def choice_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
+    """The sentence once per item where the one list it writes lists choices of one parameter of the tools ("When
+    does the beginner and intermediate italian course meet?": two `level`s, two calls); the sentence alone
+    otherwise, and where it says "respectively" (the list pairs with another). SmolLM2 made one call of it: two
+    lowercase words are a list only where they end a clause (`local_mentions.listed_with`), which cannot know that
+    these two are choices of one parameter."""
+    choices = _choices(tools)
+    lists = _lists(_tokens(sentence), choices)
+    if RESPECTIVELY.search(sentence) or len(lists) != 1 or len(lists[0]) > MAX_CASES:
+        return [sentence]
+    words = [sentence[a:b].lower() for a, b in lists[0]]
+    if not all(w in choices for w in words) or not frozenset.intersection(*(choices[w] for w in words)):
+        return [sentence]
+    return [_with_items(sentence, lists, k) for k in range(len(words))]
 
 
 def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
-    """The sentence once per case it states side by side, or pairs in order with "respectively"
-    (`respective_sentences`), each case between what comes before the first and after the last; the sentence alone
-    when it states none (or more than MAX_CASES)."""
-    if len(respective := respective_sentences(sentence, tools)) > 1:
-        return respective
+    """The sentence once per case it states side by side, pairs in order with "respectively"
+    (`respective_sentences`) or lists as choices of one parameter (`choice_sentences`), each case between what
+    comes before the first and after the last; the sentence alone when it states none (or more than MAX_CASES)."""
+    for reading in (respective_sentences, choice_sentences):
+        if len(read := reading(sentence, tools)) > 1:
+            return read
     tokens = _tokens(sentence)
     labels = _labels(tools)
     for k in range(len(tokens) - 1, 0, -1):
