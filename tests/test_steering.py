@@ -1452,6 +1452,8 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     names.bias(logits, [], opened + "Riverside")
     assert logits[first[" Riverside"]] < -PENALTY / 2 < logits[first[" Rovers"]]
     assert logits[tokenizer('"', add_special_tokens=False)["input_ids"][0]] < -PENALTY / 2  # nor does it close
+    joined = tokenizer("Rovers", add_special_tokens=False)["input_ids"][0]  # "RiversideRovers": SmolLM2 wrote
+    assert joined != first[" Rovers"] and logits[joined] < -PENALTY / 2  # "Blue LakeTrail", "BritishMuseum"
     closing = tokenizer('"', add_special_tokens=False)["input_ids"][0]
     for source, value, allowed, closes in (
         ("Book Spoke & Chain for Corolla 2019 owners.", "Spoke", " &", False),

@@ -558,7 +558,8 @@ class Grounding:
     def _name_goes_on(self, value: str) -> Any:
         """At a word's end inside a name of capitalised words or numbers (joined by "&" too), wherever the source
         writes the value so far ("Model" of "Model 3 2022", "Riverside" of "Riverside Rovers", "Spoke" of "Spoke &
-        Chain"): every token but those that open the name's next word (with its space, or joined). SmolLM2 wrote
+        Chain"): every token but the one that opens the name's next word with its space ("Blue LakeTrail" and
+        "BritishMuseum" were written where it could be joined). SmolLM2 wrote
         "Model 2022" and "Riverside Riverside Rovers", and closed "Corolla 2019" at "Corolla", "Spoke & Chain" at
         "Spoke". None where the value does not stop inside such a name everywhere."""
         spaced = value.endswith(" ")  # a number's digits are tokens apart: "Model" + " " + "3"
@@ -569,8 +570,9 @@ class Grounding:
             return None
         kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
         for word in {n.group(1) for n in nexts if n is not None}:
-            for variant in (word,) if spaced else (" " + word, word):
-                kept[self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]] = False
+            # the word with its space; joined to the value it would be a word the source does not write
+            variant = word if spaced else " " + word
+            kept[self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]] = False
         return kept.nonzero().flatten()
 
     def _next_letters(self, value: str) -> dict[int, int]:
