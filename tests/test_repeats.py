@@ -18,11 +18,20 @@ from toollab.models.local_repeats import again_clause, done_again
             "years instead?",
             "What is the monthly payment on a $18,500 loan at 4.2% over 10 years?",
         ),
-        # a list takes its one value's place; a number said in words is read as digits where it must be
+        # a list is one ask for each item in its value's place; a number said in words is read as digits where
+        # it must be
         (
             "What is the monthly payment on a $36,000 loan at 5.0% over twenty years? Can you do the same but for "
             "3.5% and 6.75% instead?",
-            "What is the monthly payment on a $36,000 loan at 3.5% and 6.75% over twenty years?",
+            [
+                "What is the monthly payment on a $36,000 loan at 3.5% over twenty years?",
+                "What is the monthly payment on a $36,000 loan at 6.75% over twenty years?",
+            ],
+        ),
+        # an item without the unit keeps the ask's: SmolLM2 put the 20 in the amount of a listing ask
+        (
+            "What will $1,000 be worth in 5 years at 3%? Do it for 10 and 20 years too.",
+            ["What will $1,000 be worth in 10 years at 3%?", "What will $1,000 be worth in 20 years at 3%?"],
         ),
         # a number by the words before it
         (
@@ -36,18 +45,24 @@ from toollab.models.local_repeats import again_clause, done_again
         ),
         (
             "How much climbing is on Eagle Ridge in meters? Then do the same for Summit Path and Blue Lake Trail.",
-            "How much climbing is on Summit Path and Blue Lake Trail in meters?",
+            ["How much climbing is on Summit Path in meters?", "How much climbing is on Blue Lake Trail in meters?"],
         ),
         # a name whose words read as a number ("Two Wheels Depot") stays a name; a date's month is no name
         (
             "Can Spoke & Chain service my bicycle on the 30th of November 2027? After that, I need the same with "
             "Hill Climb Cycles and Two Wheels Depot.",
-            "Can Hill Climb Cycles and Two Wheels Depot service my bicycle on the 30th of November 2027?",
+            [
+                "Can Hill Climb Cycles service my bicycle on the 30th of November 2027?",
+                "Can Two Wheels Depot service my bicycle on the 30th of November 2027?",
+            ],
         ),
         (
             "Find restaurants in Los Angeles, CA that are open until at least 22:00, and then do the same for San "
             "Francisco, CA and Seattle, WA?",
-            "Find restaurants in San Francisco, CA and Seattle, WA that are open until at least 22:00?",
+            [
+                "Find restaurants in San Francisco, CA that are open until at least 22:00?",
+                "Find restaurants in Seattle, WA that are open until at least 22:00?",
+            ],
         ),
         # the apostrophes of "I'm" and "What's" quote nothing; "rating" is the cue "rated" gives
         (
@@ -74,13 +89,14 @@ from toollab.models.local_repeats import again_clause, done_again
         ),
     ],
 )
-def test_an_ask_done_again_is_the_ask_with_the_new_values_in_place(request_: str, again: str) -> None:
+def test_an_ask_done_again_is_the_ask_with_the_new_values_in_place(request_: str, again: str | list[str]) -> None:
+    asks = [again] if isinstance(again, str) else again
     around = again_clause(request_)
     assert around is not None
     before, clause, _ = around
-    assert done_again(before, clause) == again
+    assert done_again(before, clause) == asks
     parts = request_parts(request_)
-    assert [p.request for p in parts] == [before, again] and parts[1].tool_of == before
+    assert [p.request for p in parts] == [before, *asks] and all(p.tool_of == before for p in parts[1:])
 
 
 def test_the_ask_done_again_is_the_last_part_before_it_and_parts_after_it_stay() -> None:

@@ -585,6 +585,8 @@ def test_a_request_splits_into_its_parts_only_at_a_connective_and_a_sequence_onl
         "The route from home to Palo Alto, then from my office to San Jose?",
         "Integrate x^3 with the trapezoid method, and then do the same with simpson.",
         "Find the status of John Doe in New York, also find the offenses he committed.",
+        # a clause that gives no value asks about what came before: alone, SmolLM2 made up a loan of $100
+        "How much interest would I pay on $50,000 at 6% over 10 years, and what would the monthly payment be?",
     ):
         assert split(whole) == [whole]
     trees = "Train a model with 100 trees. Then, you train another with 200 trees. Compare them."
@@ -1586,6 +1588,10 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
     told = "I fly to Oslo on Friday with Norse Air. What is the weather in Oslo, and book me a hotel there for a night?"
     assert split(told)[0][0] == "I fly to Oslo on Friday with Norse Air. What is the weather in Oslo?"
     # a step on an earlier result is the chain's (after the result comes back), not a part: the request stays whole
+    # an ask that gives no value of its own is shown with what came before it, and its own tool
+    weather = "Book a hotel in Oslo for 2 nights. What will the weather be like?"
+    assert split(weather) == [("Book a hotel in Oslo for 2 nights.", "Book a hotel in Oslo for 2 nights."),
+                              (weather, "What will the weather be like?")]  # fmt: skip
     chained = "What is the weather in Oslo and convert the result to Fahrenheit?"
     assert split(chained) == [(chained, None)]
     # one computation written in steps is one ask, though its steps' words fit different tools ("subtract" fits add)

@@ -95,6 +95,17 @@ def leans_back(clause: str) -> bool:
     return False
 
 
+# a value a clause gives: a digit, a quoted span, or a capitalised word past its first (not "I")
+_GIVES = re.compile(r"\d|(?<!\w)['\"][^'\"]{2,}['\"]|(?<=\s)(?!I\b|I')[A-Z]")
+
+
+def names_nothing(clause: str) -> bool:
+    """Whether a clause gives no value, in digits, words, quotes or capitals ("and what would the monthly payment
+    be?" after "How much interest would I pay on $50,000 at 6% over 10 years,"): it asks about what came before,
+    and shown alone SmolLM2 made up a loan of $100 at 0.05% over 3 years."""
+    return _GIVES.search(clause) is None and _GIVES.search(in_digits(clause)) is None
+
+
 @dataclass(frozen=True)
 class Part:
     """One part of a request: what its row is shown as the request, and whether it may want several calls."""
@@ -149,8 +160,8 @@ def _split(request: str) -> list[Part]:
 def parts_done_again(request: str) -> list[Part]:
     """The parts of a request that asks for the same again with other values ("... over 5 years? Can you do the
     same but for 10 years instead?"): the parts before that clause, the last of them done again with the clause's
-    values (`local_repeats.done_again`), and the parts after it; [] when it has no such clause, the clause's values
-    find no place in the ask before it, or there would be more than MAX_PARTS."""
+    values (`local_repeats.done_again`; once for each item of a list), and the parts after it; [] when it has no
+    such clause, the clause's values find no place in the ask before it, or there would be more than MAX_PARTS."""
     around = again_clause(request)
     if around is None:
         return []
@@ -160,9 +171,9 @@ def parts_done_again(request: str) -> list[Part]:
     if redone is None:
         return []
     # its tool is the ask's: to MiniLM "Progress of Winter Coats toward $2,000,000" fit the donation tool better
-    redo = Part(redone, lists_several(redone), tool_of=head[-1].request)
+    redo = [Part(ask, lists_several(ask), tool_of=head[-1].request) for ask in redone]
     rest = _capital(_LEAD.sub("", after).strip()) if len(after.split()) >= 2 else ""
-    parts = [*head, redo, *(request_parts(rest) if rest else [])]
+    parts = [*head, *redo, *(request_parts(rest) if rest else [])]
     return parts if len(parts) <= MAX_PARTS else []
 
 
@@ -189,8 +200,8 @@ _ASKS = re.compile(
 def joined_clauses(sentence: str) -> list[str]:
     """A sentence's clauses where it joins requests inside it ("... first, raise 3 to the power of 5, then raise 2
     to the power of 3.": "... raise 3 to the power of 5.", "Raise 2 to the power of 3."), each ending as the sentence
-    ends; the sentence alone when a clause after a join does not ask on its own (`_ASKS`) or points back
-    (`_POINTS_BACK`: "and then do the same for ...")."""
+    ends; the sentence alone when a clause after a join does not ask on its own (`_ASKS`), points back
+    (`_POINTS_BACK`: "and then do the same for ...") or gives no value of its own (`names_nothing`)."""
     text = sentence.strip()
     joins = list(_CLAUSE_JOIN.finditer(text))
     if not joins:
@@ -199,7 +210,7 @@ def joined_clauses(sentence: str) -> list[str]:
     starts = [0, *(m.end() for m in joins)]
     stops = [*(m.start() for m in joins), len(text)]
     clauses = [text[a:b].strip().rstrip(".?!").strip() for a, b in zip(starts, stops, strict=True)]
-    if not clauses[0] or any(not _ASKS.match(c) or leans_back(c) for c in clauses[1:]):
+    if not clauses[0] or any(not _ASKS.match(c) or leans_back(c) or names_nothing(c) for c in clauses[1:]):
         return [sentence]
     return [_capital(c) + end for c in clauses]
 
@@ -476,9 +487,9 @@ def tool_parts(part: Part, tools: Sequence[ToolSpec], floor: float) -> list[Part
     that only tell (context), each given the tool that fits it best (`best_tool`) where it fits one at `floor` or
     more (the gate's threshold); asks in a row that want the same tool, or that fit none, stay together: one part
     for each tool asked for, shown that tool. Pieces that tell after the last ask go with it. An ask that leans on
-    the one before it for a name ("... of Nikola Tesla and what his most famous discovery was") is shown with what
-    came before it. The part alone when fewer than two tools are asked for, or when a piece works on an earlier
-    one's result (a chain's step: `_needs_result`)."""
+    the one before it for a name ("... of Nikola Tesla and what his most famous discovery was"), or that gives no
+    value of its own (`names_nothing`), is shown with what came before it. The part alone when fewer than two
+    tools are asked for, or when a piece works on an earlier one's result (a chain's step: `_needs_result`)."""
     text = part.request.strip().strip("\"'").strip()
     spans = _pieces(text)
     pieces = [_AND_LEAD.sub("", text[a:b].strip()) for a, b, _ in spans]
@@ -513,7 +524,7 @@ def tool_parts(part: Part, tools: Sequence[ToolSpec], floor: float) -> list[Part
     out = []
     for _, a, b in groups:
         own = _capital(_AND_LEAD.sub("", text[a:b].strip()).strip())
-        alone = a in context or _CONDITION.match(own) or not leans_back(own)
+        alone = a in context or _CONDITION.match(own) or not (leans_back(own) or names_nothing(own))
         shown = own if alone else text[:b].strip()
         shown = shown if shown[-1] in ".?!" else shown.rstrip(",;") + end
         out.append(Part(_capital(shown), lists_several(own), tool_of=own))

@@ -1,13 +1,14 @@
 """An ask done again for other values: "What is the monthly payment on a $18,500 loan at 4.2% over 5 years? Can you
 do the same but for 10 years instead?" read as the ask, and the ask with 10 years in place of 5; "..., and what
-about 10 years?" and "How about Tallinn?" ask the same way.
+about 10 years?", "How about Tallinn?" and "Do it for 10 and 20 years too." ask the same way.
 
 Seen alone, "do the same but for 10 years instead" names no loan, and seen with the ask before it SmolLM2-135M
 made up the second call's principal (10500) or ended the turn after the first call. The clause that asks for the
 same again is rewritten as the ask it repeats, each value it gives put where the ask gives a value of its kind: a
 quoted span for a quoted span, a name in capitals for the ask's one name, a number for the number written with the
 same unit, "$" or words before it ("a sample size of 150" for "sample size of 50"), or for the ask's one number.
-A list ("for Summit Path and Blue Lake Trail") takes its one value's place, and the rewritten ask lists them.
+A list ("for Summit Path and Blue Lake Trail") is one ask for each item in its value's place; two lists are put in
+place as written.
 Where a value finds no place, or finds two, the clause is left as it was. Lowercase words ("do the same for
 carrots") are not read: which word of the ask is a value is not known without the tools.
 """
@@ -27,9 +28,10 @@ _CLAUSE = re.compile(
     r"(?:(?:and|then|also|next|after\s+that|afterwards|finally|lastly)\b[,:]?\s+)*"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:also\s+)?|please\s+|i\s+(?:need|want|would\s+like)\s+)?"
     r"(?:(?:do|repeat|tell\s+me|give\s+me|get|find|calculate|compute|provide|show\s+me|fetch|check)\s+)?"
-    r"the\s+same(?:\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|process|"
-    r"computation|task))?\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?(?:for|with|using|in|at|on|over|from)\s+"
-    r"(?P<new>.+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
+    r"(?:the\s+same(?:\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|process|"
+    r"computation|task))?|(?<=do\s)(?:it|this|that)(?:\s+again)?)\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?"
+    r"(?:for|with|using|in|at|on|over|from)\s+"
+    r"(?P<new>.+?)(?:\s+(?:instead|too|as\s+well))?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
     re.I,
 )
 # ... or asking about other values the same way: "What about 10 years?", "And how about for Oslo?"
@@ -42,7 +44,10 @@ _SENTENCE = re.compile(r"[.?!](?=\s|$)")
 
 _QUOTED = r"(?<!\w)'[^']+'(?!\w)|\"[^\"]+\""  # not the apostrophes of "I'm ... What's"
 _NAME = r"[A-Z][\w'&-]*(?:\.(?=\w))?[\w'&-]*(?:\s+(?:[A-Z0-9][\w'&-]*|&|of|de|la|du|von))*(?:,\s*[A-Z]{2}\b)?"
-_NUMBER = r"(?P<dollar>\$)?(?P<number>(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?)(?P<unit>%|-?\s?[A-Za-z][\w-]*)?"
+# a unit is no join: "10 and 20 years" is a list
+_NUMBER = (
+    r"(?P<dollar>\$)?(?P<number>(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?)(?P<unit>%|-?\s?(?!(?:and|or)\b)[A-Za-z][\w-]*)?"
+)
 _JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
 _NOT_UNITS = {"and", "or", "instead", "please", "this", "time", "too", "as", "well", "at", "for", "in", "on", "of",
               "to", "with", "over", "a", "an", "the", "is", "per", "by", "from", "than", "then"}  # fmt: skip
@@ -83,18 +88,20 @@ def again_clause(request: str) -> tuple[str, str, str] | None:
     return None
 
 
-def done_again(ask: str, clause: str) -> str | None:
+def done_again(ask: str, clause: str) -> list[str] | None:
     """`ask` with each value `clause` gives (a clause that `again_clause` found) in place of the ask's value of its
-    kind (see the module's docstring); None when a value finds no place or two, or the clause gives none. Numbers
-    said in words are read as digits where the words as written do not place every value ("over twenty years"
-    for "for 10 years"; not first, as "Two Wheels Depot" is a name)."""
+    kind (see the module's docstring), one ask for each item where one value is a list ("Do it for 10 and 20
+    years": the ask over 10 years, and over 20; SmolLM2 put the 20 in a listing ask's amount); None when a value
+    finds no place or two, or the clause gives none. Numbers said in words are read as digits where the words as
+    written do not place every value ("over twenty years" for "for 10 years"; not first, as "Two Wheels Depot" is a
+    name)."""
     done = _done_again(ask, clause)
     if done is None and (in_digits(ask), in_digits(clause)) != (ask, clause):
         return _done_again(in_digits(ask), in_digits(clause))
     return done
 
 
-def _done_again(ask: str, clause: str) -> str | None:
+def _done_again(ask: str, clause: str) -> list[str] | None:
     found = _again(clause)
     if found is None:
         return None
@@ -104,27 +111,40 @@ def _done_again(ask: str, clause: str) -> str | None:
     places = _values(ask)
     if not given:
         return None
-    replacements: list[tuple[int, int, str]] = []
+    replacements: list[tuple[Value, list[str]]] = []  # each place, and what goes there: a list's items, or its text
     for value in given:
         place = _place(value, places)
-        if place is None or any(place.start == s for s, _, _ in replacements):
+        if place is None or any(place.start == p.start for p, _ in replacements):
             return None
         text = clause[value.start : value.end]
-        end = place.end if value.kind != "number" or _unit(value, clause) else place.start + _digits_end(ask, place)
-        replacements.append((place.start, end, text))
-    for start, end, text in sorted(replacements, reverse=True):
-        ask = ask[:start] + text + ask[end:]
-    return ask if ask[-1:] in ".?!" else ask + (found.group("end") or ".")
+        replacements.append((place, _items(text, value.kind)))
+    lists = [k for k, (_, items) in enumerate(replacements) if len(items) > 1]
+    if len(lists) != 1:  # no list, or lists to pair: one ask that writes them as the clause does
+        replacements = [(p, [clause[v.start : v.end]]) for (p, _), v in zip(replacements, given, strict=True)]
+        lists = [0]
+    asks = []
+    for k in range(len(replacements[lists[0]][1])):
+        redone = ask
+        for place, items in sorted(replacements, key=lambda r: r[0].start, reverse=True):
+            text = items[k] if len(items) > 1 else items[0]
+            united = place.kind != "number" or re.search(r"(?:%|[A-Za-z][\w-]*)$", text) is not None
+            end = place.end if united else place.start + _digits_end(ask, place)
+            redone = redone[: place.start] + text + redone[end:]
+        asks.append(redone if redone[-1:] in ".?!" else redone + (found.group("end") or "."))
+    return asks
+
+
+def _items(text: str, kind: str) -> list[str]:
+    """A value's items where it is a list ("10" and "20 years" of "10 and 20 years"), else the value alone."""
+    pattern = {"quoted": _QUOTED, "name": _NAME, "number": _NUMBER}[kind]
+    items = [m.group() for m in re.finditer(pattern, text)]
+    return items if len(items) > 1 else [text]
 
 
 def _digits_end(ask: str, place: Value) -> int:
     """The length of a number's "$" and digits from its start (what is replaced when the new value has no unit)."""
     written = re.match(r"\$?\d+(?:,\d{3})*(?:\.\d+)?", ask[place.start :])
     return written.end() if written else place.end - place.start
-
-
-def _unit(value: Value, text: str) -> bool:
-    return re.search(r"(?:%|[A-Za-z][\w-]*)$", text[value.start : value.end]) is not None
 
 
 def _place(value: Value, places: list[Value]) -> Value | None:
