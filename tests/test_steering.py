@@ -1117,6 +1117,25 @@ def test_a_list_of_enum_choices_holds_only_the_choices_the_request_names():
     assert grammar is not asked and "amenities" in asked["properties"] and "amenities" in asked["required"]
 
 
+def test_a_choice_the_request_names_is_the_choice():
+    from toollab.models.local_mentions import mentioned_required, named_choice
+
+    outcome = {"type": "string", "enum": ["win", "loss", "draw"], "description": "Your result."}
+    # SmolLM2 wrote "draw" for "after a loss against a 1600"
+    assert named_choice(outcome, "What's my new rating at 1500 after a loss against a 1600?") == ["loss"]
+    assert named_choice(outcome, "after a win or a draw") == ["win", "draw"]  # in the enum's order
+    assert named_choice(outcome, "What's my new rating?") == []  # names none: any
+    assert named_choice({"type": "integer", "enum": [1, 2]}, "1 or 2") == []  # strings only
+    elo = ToolSpec(
+        "elo_update",
+        "New rating after a game.",
+        {"type": "object", "properties": {"outcome": outcome}, "required": ["outcome"]},
+    )
+    grammar = mentioned_required(elo, "What if I lose? Or after a loss?").parameters
+    assert grammar["properties"]["outcome"]["enum"] == ["loss"] and elo.parameters["properties"]["outcome"] == outcome
+    assert mentioned_required(elo, "after a loss", items=False) is elo
+
+
 def test_a_required_value_the_request_never_gave_is_unfounded():
     from toollab.models.local_mentions import unfounded
 
@@ -1589,6 +1608,14 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
     assert split(told)[0][0] == "I fly to Oslo on Friday with Norse Air. What is the weather in Oslo?"
     # a step on an earlier result is the chain's (after the result comes back), not a part: the request stays whole
     # an ask that gives no value of its own is shown with what came before it, and its own tool
+    # ", and" before an article joins an ask for another tool: SmolLM2 made only the frost calls of it
+    anthems = [_tool("national_anthem", "The national anthem of a country.", country="The country."),
+               _tool("last_frost_estimate", "Estimate the last spring frost date for a city.", city="The city.")]  # fmt: skip
+    asked = "I want the national anthems of Chile and Peru, and the last frost dates for Cusco and Tallinn."
+    assert split(asked, anthems) == [
+        ("I want the national anthems of Chile and Peru.", "I want the national anthems of Chile and Peru"),
+        ("The last frost dates for Cusco and Tallinn.", "The last frost dates for Cusco and Tallinn."),
+    ]
     weather = "Book a hotel in Oslo for 2 nights. What will the weather be like?"
     assert split(weather) == [("Book a hotel in Oslo for 2 nights.", "Book a hotel in Oslo for 2 nights."),
                               (weather, "What will the weather be like?")]  # fmt: skip

@@ -145,6 +145,17 @@ def named_items(schema: dict[str, Any], request: str) -> list[Any]:
     return [v for v in enum if (phrase := _WORD.findall(str(v).lower())) and _words_say(phrase, words)]
 
 
+def named_choice(schema: dict[str, Any], request: str) -> list[str]:
+    """The choices of a string parameter's enum that the request names ("after a loss against a 1600": "loss" of
+    win, loss and draw), in the enum's order; [] when it names none or the parameter has no enum. SmolLM2 wrote
+    "draw" for that loss, and "meters" for "in feet"."""
+    enum = schema.get("enum") if schema.get("type") == "string" else None
+    if not enum or not all(isinstance(v, str) for v in enum):
+        return []
+    words = _WORD.findall(request.lower())
+    return [v for v in enum if (phrase := _WORD.findall(v.lower())) and _words_say(phrase, words)]
+
+
 def said_flag(parameter: str, request: str) -> bool | None:
     """The value the request gives a boolean parameter by naming it: True where it names every telling word of the
     parameter's name ("with the donor count" for `include_donor_count`, "a detailed breakdown" for `detailed`),
@@ -207,7 +218,8 @@ def mentioned_required(
     it names given the value it says (`said_flag`). With `dates`: a date parameter whose description asks a format
     takes only the request's dates in that format (`local_dates.said_dates`); it stays optional if it was. With
     `items`: a list whose items are chosen from an enum, and whose choices the request names some of, may hold only
-    those (`named_items`), and no more items than there are of them; an optional one it names none of is left out.
+    those (`named_items`), and no more items than there are of them; an optional one it names none of is left out;
+    a string chosen from an enum whose choices the request names some of is one of those (`named_choice`).
     With `fractions`: a number parameter that takes a fraction, where the request writes percentages, takes one of
     their fractions (`said_fractions`). With `cues`: any other number parameter takes one of the numbers the request
     writes beside a word of its name or description (`local_cues.cued_numbers`), where it writes some. With
@@ -221,6 +233,7 @@ def mentioned_required(
     days: dict[str, list[str]] = {}
     shares: dict[str, list[float]] = {}
     chosen: dict[str, list[Any]] = {}
+    picked: dict[str, list[str]] = {}  # a choice parameter's choices the request names
     unsaid: list[str] = []
     written: dict[str, list[str]] = {}  # an expression tool's expression: the arithmetic the request writes out
     if expressions and expression_tool([tool]) and (spans := written_expressions(in_digits(request))):
@@ -240,13 +253,16 @@ def mentioned_required(
             shares[p] = cued
         if items and (some := named_items(s, request)):
             chosen[p] = some
+        elif items and (one_of := named_choice(s, request)):
+            picked[p] = one_of
         elif items and p not in required and p not in named and choices(s) is not None:
             unsaid.append(p)
-    if not named and not flags and not days and not shares and not chosen and not unsaid and not written:
+    if not named and not flags and not days and not shares and not chosen and not picked and not unsaid and not written:
         return tool
     for p in unsaid:  # an optional list of choices the request names none of is left out, not filled
         del properties[p]
-    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items(), *written.items()]:
+    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items(), *written.items(),
+                      *picked.items()]:  # fmt: skip
         properties[p] = {**properties[p], "enum": values}
     for p, values in chosen.items():  # each once at most: SmolLM2 wrote a named choice again after the others
         allowed = {**properties[p]["items"], "enum": values}

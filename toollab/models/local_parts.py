@@ -414,13 +414,14 @@ def joined(turns: Sequence[AssistantMessage]) -> AssistantMessage:
 
 # Where one sentence may join asks for different tools: ", and", a bare "and", "as well as", ", plus", ";", ", then",
 # ", and also", and a comma before a question word ("the capital of Australia, what is the population of Canada,
-# and ..."), each only before a clause that opens as an ask does (`_ASKS`, "if") or with an article ("... the
-# Battle of Waterloo and the signing of the Treaty of Tordesillas"). A question after a condition ("If I give $40
-# and my employer matches 50%, what is the total?") is the condition's.
+# and ..."), each only before a clause that opens as an ask does (`_ASKS`, "if"); and ", and" before an article
+# ("I want the anthems of Chile and Peru, and the last frost dates for Cusco and Tallinn": SmolLM2 made only the
+# frost calls). A question after a condition ("If I give $40 and my employer matches 50%, what is the total?") is
+# the condition's.
 _TOOL_JOIN = re.compile(
-    r"(?:,?\s+and(?:\s+(?:then|also))?|,?\s+as\s+well\s+as|,\s+plus|;|,\s+(?:then|also)"
+    r"(?:(?:,?\s+and(?:\s+(?:then|also))?|,?\s+as\s+well\s+as|,\s+plus|;|,\s+(?:then|also)"
     r"|,(?=\s+(?:what|how|which|who|where|when)\b))\s+"
-    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)"
+    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)|,\s+and\s+(?:also\s+)?(?=(?:the|a|an)\s))"
 )
 _AND_LEAD = re.compile(rf"^(?:And\s+)?(?:{_CONNECTIVE}\b[,:;]?\s*)?|^And\s+", re.I)  # "And then, ...", "And ..."
 _CONDITION = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[a-z]+)?,\s+)?if\b", re.I)  # "If I give ...", "After that, if ..."
@@ -498,14 +499,16 @@ def tool_parts(part: Part, tools: Sequence[ToolSpec], floor: float) -> list[Part
     units: list[tuple[int, int]] = []  # each ask, from the first piece that tells before it
     told: int | None = None
     context: set[int] = set()  # the units whose first pieces tell what they ask about
+    after_join = False  # a piece after a join asks, as the one before it does
     for (a, b, joins), piece in zip(spans, pieces, strict=True):
-        if joins or _asks(piece):
+        if joins or after_join or _asks(piece):
             if told is not None:
                 context.add(told)
             units.append((a if told is None else told, b))
             told = None
         elif told is None:
             told = a
+        after_join = joins
     if not units:
         return [part]
     units[-1] = (units[-1][0], len(text))

@@ -81,22 +81,23 @@ class Switches:
     ("What is (5.0 + 3.0) * 2.0?", or "twelve times three") writes one of those spans as the calculator's expression
     (`chain.written_expressions`), and `select` offers the calculator alone for it (`local_parts.written_arithmetic`).
     `dates`: a parameter whose description asks a date format ("yyyy-mm-dd", "MM/DD/YYYY") takes only the dates the
-    request writes ("March 11, 2022"), in that format. `named_items`: a list whose items are choices of an enum
-    holds only the choices the request names, when it names some ("a park with a tennis court": ["Tennis Court"],
-    not every amenity offered). `founded` (with `gate`): a turn the gate let call whose every call needs a value the
+    request writes ("March 11, 2022"), in that format. `named_items`: a list whose items are choices of an enum holds
+    only the choices the request names, when it names some ("a park with a tennis court": ["Tennis Court"], not every
+    amenity offered), and a string chosen from an enum is one of the choices the request names (`named_choice`: "after a
+    loss" is the `outcome` "loss"). `founded` (with `gate`): a turn the gate let call whose every call needs a value the
     request never gave (a required argument it does not hold, numbers said in words counting:
     `local_mentions.unfounded`) is answered instead: a near miss fills what its tool needs. `fractions`: a number
     parameter whose description asks a fraction ("as a decimal (0.05 for 5%)", "the probability") takes one of the
-    percentages the request writes as its fraction ("8% a year": 0.08), where the request writes some. `cues`: a
-    number parameter takes only the request's numbers written beside a word of its name, or else of its description
-    ("over thirty, twenty and five years" for `years`, "275,000 people" for a population described as "number of
-    people"), where some are (`local_cues.cued_numbers`). Off: on the dev set it won 4 and lost 1, on BFCL it lost 12
-    and won 6 (parallel 6 / 0), where requests count their cases in words ("two charges", "four circles": the count
-    is cued by the noun a description names) and glue units to numbers ("5cm", which it does not read), and a
-    parameter cued for one number of a list ("... for the year 2020") lost the others ("in 2015"). `tool_parts`
-    (with `decompose` and `select`): a part is split further where its clauses ask for different offered tools
-    ("Book a flight from Seattle to Boston and book a hotel in Boston for 4 nights.": a flight, a hotel), each clause
-    judged by the tool it fits best at the gate's threshold or more (`local_parts.tool_parts`), and shown that tool."""
+    percentages the request writes as its fraction ("8% a year": 0.08), where the request writes some. `cues`: a number
+    parameter takes only the request's numbers written beside a word of its name, or else of its description ("over
+    thirty, twenty and five years" for `years`, "275,000 people" for a population described as "number of people"),
+    where some are (`local_cues.cued_numbers`). Off: on the dev set it won 4 and lost 1, on BFCL it lost 12 and won 6
+    (parallel 6 / 0), where requests count their cases in words ("two charges", "four circles": the count is cued by the
+    noun a description names) and glue units to numbers ("5cm", which it does not read), and a parameter cued for one
+    number of a list ("... for the year 2020") lost the others ("in 2015"). `tool_parts` (with `decompose` and
+    `select`): a part is split further where its clauses ask for different offered tools ("Book a flight from Seattle to
+    Boston and book a hotel in Boston for 4 nights.": a flight, a hotel), each clause judged by the tool it fits best at
+    the gate's threshold or more (`local_parts.tool_parts`), and shown that tool."""
 
     gate: bool = True
     select: bool = True

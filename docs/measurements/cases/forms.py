@@ -17,6 +17,7 @@ from typing import Any
 
 from toollab.eval.bfcl.schema import tool_set
 from toollab.eval.synth.generate import families, function_doc
+from toollab.harness.arguments import UnreadableArguments
 from toollab.harness.messages import ToolCall, UserMessage
 from toollab.harness.request import policy_of
 from toollab.models.registry import load_model
@@ -26,7 +27,10 @@ from toollab.models.switches import Switches
 def matches(call: ToolCall, tool: str, arguments: dict[str, Any]) -> bool:
     if call.name != tool:
         return False
-    got = call.args_as_dict()
+    try:
+        got = call.args_as_dict()
+    except UnreadableArguments:  # model output: a wrong call, not a crash of the scorer
+        return False
     for key, want in arguments.items():
         value = got.get(key)
         if isinstance(want, (int, float)) and not isinstance(want, bool):
