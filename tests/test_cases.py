@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from toollab.models.local_cases import by_cases, case_sentences, choice_sentences, respective_sentences
+from toollab.models.local_cases import (
+    by_cases,
+    case_sentences,
+    choice_sentences,
+    crossed_sentences,
+    respective_sentences,
+)
 from toollab.models.local_parts import Part
 from toollab.tools import ToolSpec
 
@@ -198,3 +204,52 @@ def test_a_list_of_one_parameters_choices_is_one_sentence_a_choice() -> None:
         "When does the advanced german course meet?",
     ):
         assert choice_sentences(whole, [_COURSE]) == [whole]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cases"),
+    [
+        # amounts and terms: every amount with every term, each sentence keeping the terms (its calls' to list);
+        # SmolLM2 wrote the four calls in one turn, the last cut off at the token budget
+        (
+            "What's the monthly payment on $100,000 and $200,000 loans at 4% over 15 and 30 years?",
+            [
+                "What's the monthly payment on $100,000 loans at 4% over 15 and 30 years?",
+                "What's the monthly payment on $200,000 loans at 4% over 15 and 30 years?",
+            ],
+        ),
+        # names and numbers; a tool's choices and names
+        (
+            "What was the population of Lisbon and Oslo in 1990 and 2010?",
+            [
+                "What was the population of Lisbon in 1990 and 2010?",
+                "What was the population of Oslo in 1990 and 2010?",
+            ],
+        ),
+        (
+            "When do the beginner and advanced courses meet in Lisbon and Porto?",
+            [
+                "When do the beginner courses meet in Lisbon and Porto?",
+                "When do the advanced courses meet in Lisbon and Porto?",
+            ],
+        ),
+    ],
+)
+def test_two_lists_of_different_sorts_cross(sentence: str, cases: list[str]) -> None:
+    assert crossed_sentences(sentence, [_COURSE]) == cases
+    assert case_sentences(sentence, [_COURSE]) == cases
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "What is the GCD of 12 and 18 and of 30 and 45?",  # bare numbers: what they count is not known
+        "Who played Lakers and Bulls against Celtics and Knicks?",  # lists of one sort may pair otherwise
+        "Monthly payment for $1,250,000 and 18,500 over 30 and 20 years, respectively?",  # pairs, said so
+        "The population of Lisbon, Portugal and Oslo, Norway in 1990 and 2010?",  # places and their regions
+        "Ferry times from Harborfront to Old Town and Saltcove to Gull Point on 2 May and 9 May?",  # routes
+        "Progress of Meals on Wheels and Winter Coats? Then, if I give $40 and $50, what is the total?",  # two asks
+    ],
+)
+def test_lists_that_may_not_cross_are_left_whole(sentence: str) -> None:
+    assert crossed_sentences(sentence, [_COURSE]) == [sentence]

@@ -1609,8 +1609,10 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
     # a step on an earlier result is the chain's (after the result comes back), not a part: the request stays whole
     # an ask that gives no value of its own is shown with what came before it, and its own tool
     # ", and" before an article joins an ask for another tool: SmolLM2 made only the frost calls of it
-    anthems = [_tool("national_anthem", "The national anthem of a country.", country="The country."),
-               _tool("last_frost_estimate", "Estimate the last spring frost date for a city.", city="The city.")]  # fmt: skip
+    anthems = [
+        _tool("national_anthem", "The national anthem of a country.", country="The country."),
+        _tool("last_frost_estimate", "Estimate the last spring frost date for a city.", city="The city."),
+    ]
     asked = "I want the national anthems of Chile and Peru, and the last frost dates for Cusco and Tallinn."
     assert split(asked, anthems) == [
         ("I want the national anthems of Chile and Peru.", "I want the national anthems of Chile and Peru"),

@@ -180,12 +180,26 @@ def _lists(tokens: list[_Token], choices: Mapping[str, frozenset[str]]) -> list[
                 end += 1
             items.append((k, end))
             j = end
-        if len(items) >= 2 and joined:
+        if len(items) >= 2 and joined and not (kind == "value:name" and _names_joined(tokens, i, j)):
             found.append([(tokens[a].start, tokens[b - 1].end) for a, b in items])
             i = j
         else:
             i += 1
     return found
+
+
+_PAIRING = frozenset({"to", "vs", "versus", "against"})
+
+
+def _names_joined(tokens: list[_Token], first: int, end: int) -> bool:
+    """Whether a list of names from token `first` to `end` (past its last) holds names of pairs, not a list of
+    them: "Lisbon, Portugal and Oslo, Norway" (places and their regions), "Harborfront to Old Town and Saltcove to
+    Gull Point" (routes), "A vs B and C vs D"."""
+    after = tokens[end : end + 2]
+    if len(after) == 2 and after[1].kind == "value:name" and (_is(after[0], ",") or after[0].text.lower() in _PAIRING):
+        return True
+    before = tokens[max(0, first - 2) : first]
+    return len(before) == 2 and before[0].kind == "value:name" and before[1].text.lower() in _PAIRING
 
 
 def _with_items(sentence: str, lists: list[list[tuple[int, int]]], k: int) -> str:
@@ -226,11 +240,54 @@ def choice_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]
     return [_with_items(sentence, lists, k) for k in range(len(words))]
 
 
+def crossed_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
+    """The sentence once per item of its first list where it writes two lists of different sorts (`_sort`) and
+    does not say "respectively": "What's the monthly payment on $100,000 and $200,000 loans at 4% over 15 and 30
+    years?" asks for every amount with every term, and each sentence keeps the second list, whose items its calls
+    take (`listed`); the sentence alone otherwise. SmolLM2 wrote the four calls in one turn, the last cut off at the
+    token budget. Two lists of one sort ("the GCD of 12 and 18 and of 30 and 45") may pair otherwise."""
+    if RESPECTIVELY.search(sentence):
+        return [sentence]
+    choices = _choices(tools)
+    tokens = _tokens(sentence)
+    lists = _lists(tokens, choices)
+    if len(lists) != 2 or len(lists[0]) > MAX_CASES or SENTENCE_END.search(sentence, lists[0][-1][1], lists[1][0][0]):
+        return [sentence]  # lists of two sentences ask two things
+    sorts = [_sort(sentence, tokens, found, choices) for found in lists]
+    numbers = sorts[0][0] == sorts[1][0] == "number"
+    if sorts[0] == sorts[1] or (numbers and not all(sign or unit for _, sign, unit in sorts)):
+        return [sentence]
+    return [_with_items(sentence, lists[:1], k) for k in range(len(lists[0]))]
+
+
+def _sort(
+    sentence: str, tokens: list[_Token], found: list[tuple[int, int]], choices: Mapping[str, frozenset[str]]
+) -> tuple[str, ...]:
+    """What a list's items are: the choices of the parameters they are choices of, names, dates or quoted spans,
+    or numbers with their sign and the word after the list ("$" and "loans", "" and "years"); two lists of
+    numbers cross only where each has one or the other (what bare numbers count is not known)."""
+    first = next(t for t in tokens if t.start == found[0][0])
+    kind = _item_kind(first, choices)
+    if kind == "choice":
+        return ("choice", *sorted(frozenset.intersection(*(choices[sentence[a:b].lower()] for a, b in found))))
+    if kind != "value:number":
+        return (str(kind),)
+    sign = re.sub(r"[\d,.]", "", sentence[found[-1][0] : found[-1][1]])
+    after = next((t for t in tokens if t.start >= found[-1][1]), None)
+    unit = (
+        after.text.lower()
+        if after is not None and after.kind == "word" and after.text.lower() not in GLUE_WORDS
+        else ""
+    )
+    return ("number", sign, unit)
+
+
 def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
     """The sentence once per case it states side by side, pairs in order with "respectively"
-    (`respective_sentences`) or lists as choices of one parameter (`choice_sentences`), each case between what
+    (`respective_sentences`), lists as choices of one parameter (`choice_sentences`) or crosses with another list
+    (`crossed_sentences`), each case between what
     comes before the first and after the last; the sentence alone when it states none (or more than MAX_CASES)."""
-    for reading in (respective_sentences, choice_sentences):
+    for reading in (respective_sentences, choice_sentences, crossed_sentences):
         if len(read := reading(sentence, tools)) > 1:
             return read
     tokens = _tokens(sentence)
