@@ -1345,8 +1345,8 @@ def test_a_request_that_states_its_cases_with_ordinals_splits_into_one_case_a_pa
     ]  # a closing sentence about them all goes with every case; one that is not stays with the last
     numbered = request_parts("Two things, please. First: How far apart do beans and carrots go? Second, is it warm?")
     assert [(p.request, p.several) for p in numbered] == [
-        ("Two things, please. How far apart do beans and carrots go?", True),  # a list's marker is dropped
-        ("Two things, please. Is it warm?", False),
+        ("How far apart do beans and carrots go?", True),  # a list's marker is dropped, and a sentence that
+        ("Is it warm?", False),  # only announces the asks: shown "I have two questions.", SmolLM2 made two calls
     ]
     for whole in (
         "Find the first 10 prime numbers.",  # one ordinal
@@ -1501,6 +1501,11 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     logits = torch.zeros(len(tokenizer))
     portuguese.bias(logits, [], '<tool_call>\n{"name": "national_anthem", "arguments": {"country": "Portug')
     assert logits[pieces["al"]] > -PENALTY / 2 and logits[pieces[" an"]] < -PENALTY / 2
+    # nor may it close before a plural's ending: SmolLM2 wrote "radish" for "radishes"
+    radishes = Grounding(tokenizer, "How far apart should I plant radishes?", "", 3.0, HERMES, "finish")
+    logits = torch.zeros(len(tokenizer))
+    radishes.bias(logits, [], '<tool_call>\n{"name": "row_spacing", "arguments": {"vegetable": "radish')
+    assert logits[tokenizer('"', add_special_tokens=False)["input_ids"][0]] < -PENALTY / 2 < logits[pieces["es"]]
     # ... and what goes on with the word itself is never a skip, though it opens as the next word does
     spanish = Grounding(tokenizer, "The first has language spanish and level beginner.", "", 3.0, HERMES, "finish")
     logits = torch.zeros(len(tokenizer))
@@ -1618,6 +1623,9 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
         ("I want the national anthems of Chile and Peru.", "I want the national anthems of Chile and Peru"),
         ("The last frost dates for Cusco and Tallinn.", "The last frost dates for Cusco and Tallinn."),
     ]
+    # so does ", and also" (SmolLM2 made only the density call of "the density of ..., and also population of ...")
+    also = "Book a flight from Oslo to Rome, and also a hotel in Rome for 3 nights."
+    assert [r for r, _ in split(also)] == ["Book a flight from Oslo to Rome.", "A hotel in Rome for 3 nights."]
     weather = "Book a hotel in Oslo for 2 nights. What will the weather be like?"
     assert split(weather) == [("Book a hotel in Oslo for 2 nights.", "Book a hotel in Oslo for 2 nights."),
                               (weather, "What will the weather be like?")]  # fmt: skip

@@ -238,7 +238,7 @@ def enumerated_parts(request: str) -> list[Part]:
             return whole  # an ordinal again, or out of order: not an enumeration of cases
     if not 2 <= len(marks) <= MAX_PARTS:
         return whole
-    stem = text[: marks[0].start()].strip()
+    stem = _context(text[: marks[0].start()].strip())
     segments = [text[m.start() : n.start()] for m, n in itertools.pairwise(marks)]
     last, *rest = SENTENCE_END.split(text[marks[-1].start() :], maxsplit=1)
     tail = rest[0].strip() if rest and _ALL_OF_THEM.search(rest[0]) else ""
@@ -263,6 +263,23 @@ _MARKER = re.compile(
 )
 
 
+# Sentences that only say how many asks follow ("I have two questions.", "Could you help me with a couple of
+# things?", "Two things, please."): no context for the parts
+_ANNOUNCES = re.compile(
+    r"(?:(?:(?:i|we)\s+have|(?:can|could|would|will)\s+you\s+(?:please\s+)?help\s+(?:me|us)\s+with|here\s+are)\s+)?"
+    r"(?:a\s+few|a\s+couple\s+of|two|three|four|some|several|\d)\s+(?:more\s+)?(?:questions|things|tasks|requests)"
+    r"(?:\s+for\s+you)?(?:,?\s+please)?\s*[.?!:]",
+    re.I,
+)
+
+
+def _context(stem: str) -> str:
+    """What comes before a request's numbered asks, as the context each is shown with: nothing where its
+    sentences only announce them ("I have two questions.": shown it, SmolLM2 made two calls of the first ask)."""
+    sentences = SENTENCE_END.split(stem)
+    return "" if all(_ANNOUNCES.fullmatch(s.strip()) for s in sentences if s.strip()) else stem
+
+
 def marked_parts(request: str) -> list[Part]:
     """The parts of a request that numbers its asks where sentences open ("Could you help me with a few things?
     First, ... Second, ... Lastly, ..."): each part is what comes before the first number (the context), its own
@@ -283,7 +300,7 @@ def marked_parts(request: str) -> list[Part]:
             return []
     if not 2 <= len(marks) <= MAX_PARTS:
         return []
-    stem = text[: marks[0].start()].strip()
+    stem = _context(text[: marks[0].start()].strip())
     segments = [text[m.end() : n.start()].strip() for m, n in itertools.pairwise(marks)]
     *last, closing = SENTENCE_END.split(text[marks[-1].end() :].strip())
     tail = closing if last and _ALL_OF_THEM.search(closing) else ""
@@ -414,14 +431,15 @@ def joined(turns: Sequence[AssistantMessage]) -> AssistantMessage:
 
 # Where one sentence may join asks for different tools: ", and", a bare "and", "as well as", ", plus", ";", ", then",
 # ", and also", and a comma before a question word ("the capital of Australia, what is the population of Canada,
-# and ..."), each only before a clause that opens as an ask does (`_ASKS`, "if"); and ", and" before an article
-# ("I want the anthems of Chile and Peru, and the last frost dates for Cusco and Tallinn": SmolLM2 made only the
-# frost calls). A question after a condition ("If I give $40 and my employer matches 50%, what is the total?") is
+# and ..."), each only before a clause that opens as an ask does (`_ASKS`, "if"); and ", and also", and ", and"
+# before an article ("I want the anthems of Chile and Peru, and the last frost dates for Cusco and Tallinn": SmolLM2
+# made only the frost calls; "the density of ..., and also population of Cusco, Peru in 2005": only the
+# density). A question after a condition ("If I give $40 and my employer matches 50%, what is the total?") is
 # the condition's.
 _TOOL_JOIN = re.compile(
     r"(?:(?:,?\s+and(?:\s+(?:then|also))?|,?\s+as\s+well\s+as|,\s+plus|;|,\s+(?:then|also)"
     r"|,(?=\s+(?:what|how|which|who|where|when)\b))\s+"
-    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)|,\s+and\s+(?:also\s+)?(?=(?:the|a|an)\s))"
+    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)|,\s+and\s+also\s+|,\s+and\s+(?=(?:the|a|an)\s))"
 )
 _AND_LEAD = re.compile(rf"^(?:And\s+)?(?:{_CONNECTIVE}\b[,:;]?\s*)?|^And\s+", re.I)  # "And then, ...", "And ..."
 _CONDITION = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[a-z]+)?,\s+)?if\b", re.I)  # "If I give ...", "After that, if ..."

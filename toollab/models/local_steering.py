@@ -233,6 +233,7 @@ COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
 PIECE = 16  # the longest token text looked for where a copy goes on letter by letter
 LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
 _WORD_REST = re.compile(r"[^\W_]*")  # the letters and digits left of a word
+_PLURAL_ENDS = frozenset({"s", "es"})
 # "Model 3", "Harbor City", "Spoke &": a name's words so far; and the name's next word in the source
 _NAME_SO_FAR = re.compile(r"[A-Z][^\W_]*(?: (?:&|[A-Z0-9][^\W_]*))*")
 _NAME_NEXT = re.compile(r" (&(?= [A-Z])|[A-Z0-9][^\W_]*)")
@@ -522,7 +523,8 @@ class Grounding:
         word ("MealOnWheels", "Meal on Wheels", "Mealons on Wheels" for "Meals on Wheels"). A word may still end
         early or change its ending (the "Portuguese anthem": "Portugal"), but not inside a name of several
         capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word are left
-        (SmolLM2 closed "Meal"). At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
+        (SmolLM2 closed "Meal"); nor before a plural's ending the word has everywhere (SmolLM2 wrote "radish" for
+        "radishes"). At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
         value at "Quebec"); inside a name, only its next word may follow (`_name_goes_on`). Found
         once per value, at its first token (`_breaks_after`)."""
         if value not in self._breaks:
@@ -551,6 +553,8 @@ class Grounding:
                 skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
         skipped -= set(self._next_letters(value))  # "sp" + "anish" of "spanish and" goes on
         barred = [self.capital_starts]
+        if all(_WORD_REST.match(self.text, m.start(1)).group() in _PLURAL_ENDS for m in found):  # type: ignore[union-attr]
+            barred.append(self.closing)  # "radishes", not "radish": a value is written as the request writes it
         if skipped:
             barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
         return barred
