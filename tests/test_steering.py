@@ -168,6 +168,21 @@ def test_the_gate_scores_a_request_that_asks_several_things_by_its_best_fitting_
     assert request_relevance(weather, SPECS, "dense") == relevance(weather, SPECS, "dense")  # one part: the same
 
 
+def test_the_gate_scores_a_request_that_lists_things_by_its_first_item_too():
+    from toollab.models.local_cases import first_items
+    from toollab.models.local_gate import request_relevance
+    from toollab.retrieval.relevance import relevance
+
+    # a list of names fits its tool less than one of them (the dev set's "Can Two Wheels Depot and Hill Climb
+    # Cycles service my bicycle ...?" fell below the threshold, each shop alone did not)
+    listed = "What's the weather like in Puerto Maldonado, San Juan de Lurigancho, Villa El Salvador and Ayacucho?"
+    first = "What's the weather like in Puerto Maldonado?"
+    assert first_items(listed) == first
+    assert relevance(listed, SPECS, "dense") < relevance(first, SPECS, "dense")
+    assert request_relevance(listed, SPECS, "dense") == pytest.approx(relevance(first, SPECS, "dense"))
+    assert first_items("What's the weather like in Lima?") == "What's the weather like in Lima?"  # no list
+
+
 @pytest.mark.slow
 def test_top_tools_keeps_the_ones_that_fit():
     from toollab.retrieval import TopTools

@@ -212,6 +212,14 @@ def _with_items(sentence: str, lists: list[list[tuple[int, int]]], k: int) -> st
     return text
 
 
+def first_items(sentence: str, tools: Sequence[ToolSpec] = ()) -> str:
+    """The sentence with each list it writes (`_lists`) reduced to its first item: what the gate also scores, as
+    a list of names fits its tool less than one of them ("Can Two Wheels Depot and Hill Climb Cycles service my
+    bicycle on February 29th, 2028?" 0.285, below the threshold; with Two Wheels Depot alone 0.314)."""
+    lists = _lists(_tokens(sentence), _choices(tools))
+    return _with_items(sentence, lists, 0) if lists else sentence
+
+
 def respective_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
     """The sentence once per case where it says "respectively" and every list it writes (two or more) is of the
     same length, 2 to MAX_CASES: the k-th sentence holds the k-th item of each in the list's place, and no

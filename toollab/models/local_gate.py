@@ -15,6 +15,7 @@ from toollab.harness.chain import asks_arithmetic
 from toollab.harness.messages import Message, last_request, without_names, without_quoted
 from toollab.harness.request import RequestParams
 from toollab.models import local_weights
+from toollab.models.local_cases import first_items
 from toollab.models.local_numbers import said_numbers
 from toollab.models.local_parts import request_parts
 from toollab.tools import ToolSpec
@@ -41,10 +42,12 @@ async def gate_score(model: LocalModel, messages: Sequence[Message], params: Req
 def request_relevance(request: str, tools: Sequence[ToolSpec], signal: str) -> float:
     """How well the request fits its best tool: the whole request, or its best-fitting part when it asks several
     things (`request_parts`): two questions joined in one request fit their tools less than either alone, so a
-    stricter threshold turned joined requests to prose (6 of the dev set's 60 parallel_multiple items at 0.305)."""
+    stricter threshold turned joined requests to prose (6 of the dev set's 60 parallel_multiple items at 0.305);
+    and each of these with its lists reduced to their first items (`local_cases.first_items`)."""
     from toollab.retrieval.relevance import relevance
 
     asked = [request, *(p.request for p in request_parts(request))]
+    asked += [first_items(text, tools) for text in asked]
     if signal == "dense-unnamed":
         asked, signal = [without_names(a) for a in asked], "dense"
     return max(relevance(without_quoted(text), tools, signal) for text in dict.fromkeys(asked))
