@@ -249,6 +249,7 @@ def test_two_lists_of_different_sorts_cross(sentence: str, cases: list[str]) -> 
         "The population of Lisbon, Portugal and Oslo, Norway in 1990 and 2010?",  # places and their regions
         "Ferry times from Harborfront to Old Town and Saltcove to Gull Point on 2 May and 9 May?",  # routes
         "Progress of Meals on Wheels and Winter Coats? Then, if I give $40 and $50, what is the total?",  # two asks
+        "Events about 'War' and 'Economy' in France between the years 1800 and 1900?",  # a range is no list
     ],
 )
 def test_lists_that_may_not_cross_are_left_whole(sentence: str) -> None:

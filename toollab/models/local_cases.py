@@ -144,7 +144,7 @@ def _lists(tokens: list[_Token], choices: Mapping[str, frozenset[str]]) -> list[
     """The sentence's lists, each as its items' character spans: two or more items of one kind, joined by commas
     and an "and" before the last ("$1,250,000, 18,500 and 240,000", "thirty, twenty and five"); a number's unit
     goes with it where every item has the same one ("5 cm and 10 cm"), and the word before the first item may come
-    again before the others ("in Paris and in Rome")."""
+    again before the others ("in Paris and in Rome"). Two items just after "between" are a range, no list."""
     found: list[list[tuple[int, int]]] = []
     i = 0
     while i < len(tokens):
@@ -180,7 +180,9 @@ def _lists(tokens: list[_Token], choices: Mapping[str, frozenset[str]]) -> list[
                 end += 1
             items.append((k, end))
             j = end
-        if len(items) >= 2 and joined and not (kind == "value:name" and _names_joined(tokens, i, j)):
+        # "between the years 1800 and 1900": one range
+        ranged = len(items) == 2 and any(_is(t, "between") for t in tokens[max(0, i - 3) : i])
+        if len(items) >= 2 and joined and not ranged and not (kind == "value:name" and _names_joined(tokens, i, j)):
             found.append([(tokens[a].start, tokens[b - 1].end) for a, b in items])
             i = j
         else:
