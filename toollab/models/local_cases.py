@@ -295,8 +295,8 @@ def _sort(
 def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
     """The sentence once per case it states side by side, pairs in order with "respectively"
     (`respective_sentences`), lists as choices of one parameter (`choice_sentences`) or crosses with another list
-    (`crossed_sentences`), each case between what
-    comes before the first and after the last; the sentence alone when it states none (or more than MAX_CASES)."""
+    (`crossed_sentences`), each case between what comes before the first and after the last; the sentence alone
+    when it states none (or more than MAX_CASES)."""
     for reading in (respective_sentences, choice_sentences, crossed_sentences):
         if len(read := reading(sentence, tools)) > 1:
             return read

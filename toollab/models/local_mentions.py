@@ -261,8 +261,8 @@ def mentioned_required(
         return tool
     for p in unsaid:  # an optional list of choices the request names none of is left out, not filled
         del properties[p]
-    for p, values in [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items(), *written.items(),
-                      *picked.items()]:  # fmt: skip
+    enums = [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items(), *written.items()]
+    for p, values in [*enums, *picked.items()]:
         properties[p] = {**properties[p], "enum": values}
     for p, values in chosen.items():  # each once at most: SmolLM2 wrote a named choice again after the others
         allowed = {**properties[p]["items"], "enum": values}
