@@ -139,8 +139,11 @@ def named_items(schema: dict[str, Any], request: str) -> list[Any]:
     Court" of four amenities), in the enum's order; [] when it names none or the items have no enum. SmolLM2 filled
     such lists with every choice it was shown."""
     enum = choices(schema)
-    if enum is None:
-        return []
+    return [] if enum is None else _named(enum, request)
+
+
+def _named(enum: Sequence[Any], request: str) -> list[Any]:
+    """The choices of `enum` the request names, word for word (`_words_say`), in the enum's order."""
     words = _WORD.findall(request.lower())
     return [v for v in enum if (phrase := _WORD.findall(str(v).lower())) and _words_say(phrase, words)]
 
@@ -152,8 +155,7 @@ def named_choice(schema: dict[str, Any], request: str) -> list[str]:
     enum = schema.get("enum") if schema.get("type") == "string" else None
     if not enum or not all(isinstance(v, str) for v in enum):
         return []
-    words = _WORD.findall(request.lower())
-    return [v for v in enum if (phrase := _WORD.findall(v.lower())) and _words_say(phrase, words)]
+    return _named(enum, request)
 
 
 def said_flag(parameter: str, request: str) -> bool | None:

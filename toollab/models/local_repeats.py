@@ -49,6 +49,7 @@ _NUMBER = (
     r"(?P<dollar>\$)?(?P<number>(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?)(?P<unit>%|-?\s?(?!(?:and|or)\b)[A-Za-z][\w-]*)?"
 )
 _JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+_ENDS_IN_UNIT = re.compile(r"(?:%|[A-Za-z][\w-]*)$")  # a number written with its unit ("20 years", "3.5%")
 _NOT_UNITS = {"and", "or", "instead", "please", "this", "time", "too", "as", "well", "at", "for", "in", "on", "of",
               "to", "with", "over", "a", "an", "the", "is", "per", "by", "from", "than", "then"}  # fmt: skip
 _STOP = _NOT_UNITS | {"i", "my", "me", "what", "how", "much", "many", "are", "be", "do", "does", "will", "it"}
@@ -111,25 +112,23 @@ def _done_again(ask: str, clause: str) -> list[str] | None:
     places = _values(ask)
     if not given:
         return None
-    replacements: list[tuple[Value, list[str]]] = []  # each place, and what goes there: a list's items, or its text
+    replacements: list[tuple[Value, str, list[str]]] = []  # each place, what goes there, and its items if a list
     for value in given:
         place = _place(value, places)
-        if place is None or any(place.start == p.start for p, _ in replacements):
+        if place is None or any(place.start == p.start for p, _, _ in replacements):
             return None
         text = clause[value.start : value.end]
-        replacements.append((place, _items(text, value.kind)))
-    lists = [k for k, (_, items) in enumerate(replacements) if len(items) > 1]
-    if len(lists) != 1:  # no list, or lists to pair: one ask that writes them as the clause does
-        replacements = [(p, [clause[v.start : v.end]]) for (p, _), v in zip(replacements, given, strict=True)]
-        lists = [0]
+        replacements.append((place, text, _items(text, value.kind)))
+    lists = [items for _, _, items in replacements if len(items) > 1]
+    count = len(lists[0]) if len(lists) == 1 else 1  # no list, or lists to pair: one ask written as the clause does
     asks = []
-    for k in range(len(replacements[lists[0]][1])):
+    for k in range(count):
         redone = ask
-        for place, items in sorted(replacements, key=lambda r: r[0].start, reverse=True):
-            text = items[k] if len(items) > 1 else items[0]
-            united = place.kind != "number" or re.search(r"(?:%|[A-Za-z][\w-]*)$", text) is not None
+        for place, text, items in sorted(replacements, key=lambda r: r[0].start, reverse=True):
+            written = items[k] if count > 1 and len(items) > 1 else text
+            united = place.kind != "number" or _ENDS_IN_UNIT.search(written) is not None
             end = place.end if united else place.start + _digits_end(ask, place)
-            redone = redone[: place.start] + text + redone[end:]
+            redone = redone[: place.start] + written + redone[end:]
         asks.append(redone if redone[-1:] in ".?!" else redone + (found.group("end") or "."))
     return asks
 
@@ -221,7 +220,7 @@ def _unit_of(span: str, kind: str) -> str | None:
     """A number's unit as a cue: its stemmed word or "%" after it, else "$" before it; None for other values."""
     if kind != "number":
         return None
-    if unit := re.search(r"(%|[A-Za-z][\w-]*)$", span):
+    if unit := _ENDS_IN_UNIT.search(span):
         return _stem(unit.group().lower())
     return "$" if span.startswith("$") else None
 
