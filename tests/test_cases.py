@@ -92,6 +92,8 @@ def test_cases_side_by_side_are_one_sentence_each(sentence: str, cases: list[str
         "What spacing do beans and lettuce need?",  # one item on each side: a list, not cases
         "What's the weather in Paris and Rome?",
         "Find a flight from Boston on March 14th, 2027 and return on March 20th, 2027.",
+        # only glue words the same and lowercase words apart: two things asked, not one thing's cases
+        "What's the tire pressure and the oil change interval for a Golf 2021?",
     ],
 )
 def test_one_ask_is_left_whole(sentence: str) -> None:
@@ -107,6 +109,20 @@ def test_words_of_a_parameter_name_label_values_and_are_no_cases() -> None:
     sentence = "Who won the match with the home team Lakers and the away team Celtics?"
     assert case_sentences(sentence, [match]) == [sentence]
     assert len(case_sentences(sentence)) == 2  # without the tool, "home" and "away" read as values
+
+
+def test_lowercase_cases_that_share_only_glue_words_are_cases_where_they_name_a_tools_choices() -> None:
+    course = ToolSpec(
+        "class_timetable",
+        "When a language course meets.",
+        {"type": "object", "properties": {"language": {"type": "string"}, "level": {"enum": ["beginner", "advanced"]}}},
+    )
+    sentence = "When do the beginner spanish and the advanced german classes meet?"
+    assert case_sentences(sentence) == [sentence]
+    assert case_sentences(sentence, [course]) == [
+        "When do the beginner spanish classes meet?",
+        "When do the advanced german classes meet?",
+    ]
 
 
 def test_by_cases_keeps_a_part_tool_and_gives_up_past_the_most_parts() -> None:

@@ -82,6 +82,21 @@ from toollab.models.local_repeats import again_clause, done_again
             "What will $250,000 be worth after 10 years at a 5% annual yield?",
         ),
         ("When is the last frost usually in Cusco? How about Tallinn?", "When is the last frost usually in Tallinn?"),
+        # "it" done again after another verb, what it would be with other values, and a bare "And for ...?"
+        (
+            "What's the future value of $5,000 invested at 6% for 10 years? Also calculate it for 20 years.",
+            "What's the future value of $5,000 invested at 6% for 20 years?",
+        ),
+        (
+            "What's the monthly payment on a $200,000 loan at 5% for 30 years? What would it be at 4%?",
+            "What's the monthly payment on a $200,000 loan at 4% for 30 years?",
+        ),
+        (
+            "What's the monthly payment on a $200,000 loan at 5% for 30 years? What if the rate were 4%?",
+            "What's the monthly payment on a $200,000 loan at 4% for 30 years?",
+        ),
+        ("What is the population of Oslo in 2010? And in 2020?", "What is the population of Oslo in 2020?"),
+        ("Find coworking spaces in Madrid. Same for Valencia.", "Find coworking spaces in Valencia."),
         # the number with the same unit, though the words before "4.2%" hold "years" too
         (
             "Monthly payment for borrowing $1,250,000 over ten years at 4.2%? Then do the same for fifteen years.",
@@ -134,6 +149,7 @@ def test_a_clause_whose_values_find_no_one_place_is_left_as_it_was(request_: str
         "The second charge is 3 coulombs and is placed 4 meters from the same point.",
         "Drop a ball from 10 meters, and then from 20 meters with the same initial velocity.",
         "Tell me the population of Oslo. Is it the same as in Bergen?",
+        "What is the population of Oslo in 2010? And for Paris, find coworking spaces.",  # another ask follows
     ],
 )
 def test_the_same_thing_named_is_no_ask_to_do_it_again(request_: str) -> None:

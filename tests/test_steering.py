@@ -432,6 +432,7 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     assert listed_with("paris", weather) == ["rome", "oslo"] and listed_with("Oslo", weather) == ["rome", "paris"]
     assert listed_with("Kestrel", weather) == []  # a name in no list wants no call of its own
     assert listed_with("5", "Circles of radius 5, 10 and 15 units.") == ["10", "15"]
+    assert listed_with("Civic 2020", "Pressure for a Civic 2020 as well as for a Camry 2021?") == ["camry 2021"]
     assert listed_with("5", "Circles of radius 5cm, 10cm and 15cm.") == ["10", "15"]  # a unit may follow
     # a whole float written as an int (a grammar's enum writes 88.0 as 88) is still that item, and holds it
     areas = "A town of 275,000 people over 1540.0, 88.0 and 12.5 square kilometers?"
@@ -1521,6 +1522,11 @@ def test_a_copy_goes_on_letter_by_letter_where_the_tokens_split_the_words_differ
     logits = torch.zeros(len(tokenizer))
     radishes.bias(logits, [], '<tool_call>\n{"name": "row_spacing", "arguments": {"vegetable": "radish')
     assert logits[tokenizer('"', add_special_tokens=False)["input_ids"][0]] < -PENALTY / 2 < logits[pieces["es"]]
+    # ... nor go on with a comma: "cucumber, squash, beans" was one vegetable
+    listed = Grounding(tokenizer, "Spacing for cucumbers, squash and beans?", "", 3.0, HERMES, "finish")
+    logits = torch.zeros(len(tokenizer))
+    listed.bias(logits, [], '<tool_call>\n{"name": "row_spacing", "arguments": {"vegetable": "cucumber')
+    assert logits[tokenizer(",", add_special_tokens=False)["input_ids"][0]] < -PENALTY / 2 < logits[pieces["s"]]
     # ... and what goes on with the word itself is never a skip, though it opens as the next word does
     spanish = Grounding(tokenizer, "The first has language spanish and level beginner.", "", 3.0, HERMES, "finish")
     logits = torch.zeros(len(tokenizer))
@@ -1646,6 +1652,16 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
                               (weather, "What will the weather be like?")]  # fmt: skip
     chained = "What is the weather in Oslo and convert the result to Fahrenheit?"
     assert split(chained) == [(chained, None)]
+    # so does a bare "and" before an article; a first ask that names nothing is about what the last one is about
+    # (SmolLM2 made one call of each)
+    both_asks = "What's the weather and the price of a hotel room in Oslo?"
+    hotel = [TRAVEL[1], TRAVEL[3]]
+    assert [r for r, _ in split(both_asks, hotel)] == [
+        "What's the weather in Oslo?",
+        "The price of a hotel room in Oslo?",
+    ]
+    named = "Book a hotel in Oslo for 2 nights and the weather in Rome."
+    assert [r for r, _ in split(named, hotel)] == ["Book a hotel in Oslo for 2 nights.", "The weather in Rome."]
     # one computation written in steps is one ask, though its steps' words fit different tools ("subtract" fits add)
     from toollab.tools import add, calculator, multiply
 

@@ -92,13 +92,20 @@ def _pair(a: _Token, b: _Token, labels: frozenset[str]) -> str | None:
     return "value"
 
 
-def _aligned(before: list[_Token], after: list[_Token], labels: frozenset[str]) -> bool:
+def _aligned(
+    before: list[_Token], after: list[_Token], labels: frozenset[str], choices: Mapping[str, frozenset[str]]
+) -> bool:
     """Whether two stretches of equal length are two cases of one sentence (see the module's docstring)."""
     pairs = [_pair(a, b, labels) for a, b in zip(before, after, strict=True)]
     if None in pairs or "value" not in pairs:
         return False
-    if not any(p == "same" and t.kind == "word" for p, t in zip(pairs, before, strict=True)):
+    same = [t.text.lower() for p, t in zip(pairs, before, strict=True) if p == "same" and t.kind == "word"]
+    if not same:
         return False  # "Porto, Portugal and Cusco, Peru": a list of places, not cases
+    values = [(a, b) for p, a, b in zip(pairs, before, after, strict=True) if p == "value"]
+    words = all(a.kind == "word" for a, _ in values)
+    if words and set(same) <= GLUE_WORDS and not any(a.text.lower() in choices for a, _ in values):
+        return False  # "the tire pressure and the oil change interval": two things asked, not one thing's cases
     # a case opens with the same word, or with a name, a date or a quoted span: "base 10 and height 5" and "sides
     # of 3 cm and 4 cm" are one ask's values
     return pairs[0] == "same" or before[0].kind in ("value:name", "value:date", "value:quoted")
@@ -302,6 +309,7 @@ def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
             return read
     tokens = _tokens(sentence)
     labels = _labels(tools)
+    choices = _choices(tools)
     for k in range(len(tokens) - 1, 0, -1):
         if tokens[k].kind != "word" or tokens[k].text.lower() != "and":
             continue
@@ -309,13 +317,15 @@ def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
         tail = tokens[k + 1 :]
         while tail and tail[0].kind == "word" and tail[0].text.lower() in _FILLERS:
             tail = tail[1:]
-        size = next((n for n in range(min(len(head), len(tail)), 1, -1) if _aligned(head[-n:], tail[:n], labels)), None)
+        size = next(
+            (n for n in range(min(len(head), len(tail)), 1, -1) if _aligned(head[-n:], tail[:n], labels, choices)), None
+        )
         if size is None:
             continue
         cases = [head[-size:], tail[:size]]
         rest = head[:-size]
         while len(cases) < MAX_CASES + 1 and len(rest) > size and rest[-1].text == ",":
-            if not _aligned(rest[-size - 1 : -1], cases[0], labels):
+            if not _aligned(rest[-size - 1 : -1], cases[0], labels, choices):
                 break
             cases.insert(0, rest[-size - 1 : -1])
             rest = rest[: -size - 1]

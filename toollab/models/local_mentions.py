@@ -392,7 +392,11 @@ def items_left(items: Sequence[str], calls: Sequence[ToolCall], request: str) ->
 _UNIT = r"(?:\s?(?!(?:and|or|as)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
 MAX_LISTED = 6
 _JOINED = re.compile(r"\b(?:and|or|as\s+well\s+as)\b")  # a separator that comes before a list's last item
-_LEAD = re.compile(r"(?:[$€£]|(?<![\w'-])(?:in|at|on|for|from|of|to|with|by|the|a|an)\s+)$", re.IGNORECASE)
+# what may come before each item: "$", a word, or two ("for a Civic 2020 as well as for a Camry 2021")
+_LEAD = re.compile(
+    r"(?:[$€£]|(?<![\w'-])(?:(?:in|at|on|for|from|of|to|with|by)\s+)?(?:in|at|on|for|from|of|to|with|by|the|a|an)\s+)$",
+    re.IGNORECASE,
+)
 
 
 _LOWERCASE = r"[a-z][\w'-]*"  # a lowercase word as a list's item

@@ -439,8 +439,9 @@ def joined(turns: Sequence[AssistantMessage]) -> AssistantMessage:
 _TOOL_JOIN = re.compile(
     r"(?:(?:,?\s+and(?:\s+(?:then|also))?|,?\s+as\s+well\s+as|,\s+plus|;|,\s+(?:then|also)"
     r"|,(?=\s+(?:what|how|which|who|where|when)\b))\s+"
-    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)|,\s+and\s+also\s+|,\s+and\s+(?=(?:the|a|an)\s))"
+    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)|,\s+and\s+also\s+|,?\s+and\s+(?=(?:the|a|an)\s))"
 )
+_ABOUT_WORD = re.compile(r"\s(?:for|of|on|in|at|about|with)\s", re.I)  # a word that says what an ask is about
 _AND_LEAD = re.compile(rf"^(?:And\s+)?(?:{_CONNECTIVE}\b[,:;]?\s*)?|^And\s+", re.I)  # "And then, ...", "And ..."
 _CONDITION = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[a-z]+)?,\s+)?if\b", re.I)  # "If I give ...", "After that, if ..."
 
@@ -474,6 +475,16 @@ def _pieces(text: str) -> list[tuple[int, int, bool]]:
         start = cut_end
     spans.append((start, len(text), False))
     return [(a, b, joins) for a, b, joins in spans if text[a:b].strip()]
+
+
+def _shared_about(last: str) -> str | None:
+    """What the last ask of a sentence is about, from the word before its first value that says so ("for a Golf
+    2021", "in Oslo" of "the price of a hotel room in Oslo"): what a first ask that names nothing is about too ("What's the tire pressure and the oil change interval for a Golf 2021?"; alone, the
+    first ask was made up, or merged into the second)."""
+    last = last.strip().rstrip(".?!")
+    value = _GIVES.search(last)
+    about = [m for m in _ABOUT_WORD.finditer(last, 0, value.start() + 1)] if value is not None else []
+    return last[about[-1].start() + 1 :] if about else None  # from the last such word before its first value
 
 
 def _needs_result(piece: str) -> bool:
@@ -543,10 +554,12 @@ def tool_parts(part: Part, tools: Sequence[ToolSpec], floor: float) -> list[Part
         return [part]
     end = text[-1] if text[-1] in ".?!" else "."
     out = []
-    for _, a, b in groups:
+    for k, (_, a, b) in enumerate(groups):
         own = _capital(_AND_LEAD.sub("", text[a:b].strip()).strip())
         alone = a in context or _CONDITION.match(own) or not (leans_back(own) or names_nothing(own))
         shown = own if alone else text[:b].strip()
+        if k == 0 and names_nothing(own) and (about := _shared_about(text[groups[-1][1] : groups[-1][2]])):
+            shown = f"{own.rstrip('.?!,; ')} {about}"  # "the tire pressure and the oil change interval for a Golf"
         shown = shown if shown[-1] in ".?!" else shown.rstrip(",;") + end
         out.append(Part(_capital(shown), lists_several(own), tool_of=own))
     return out

@@ -27,9 +27,10 @@ _START = re.compile(r"(?:(?<=[.?!])\s+|,?\s+and\s+then\s+|,\s*then\s+|;\s*|,\s*(
 _CLAUSE = re.compile(
     r"(?:(?:and|then|also|next|after\s+that|afterwards|finally|lastly)\b[,:]?\s+)*"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:also\s+)?|please\s+|i\s+(?:need|want|would\s+like)\s+)?"
-    r"(?:(?:do|repeat|tell\s+me|give\s+me|get|find|calculate|compute|provide|show\s+me|fetch|check)\s+)?"
-    r"(?:the\s+same(?:\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|process|"
-    r"computation|task))?|(?<=do\s)(?:it|this|that)(?:\s+again)?)\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?"
+    r"(?:(?:(?:do|repeat|tell\s+me|give\s+me|get|find|calculate|compute|provide|show\s+me|fetch|check)\s+)?"
+    r"(?:the\s+)?same(?:\s+(?:thing|calculation|information|info|analysis|query|search|request|operation|process|"
+    r"computation|task))?|(?:do|redo|repeat|calculate|compute|work\s+out|find|get|check|run)\s+(?:it|this|that)"
+    r"(?:\s+again)?)\s*,?\s*(?:but\s+)?(?:this\s+time\s+)?"
     r"(?:for|with|using|in|at|on|over|from)\s+"
     r"(?P<new>.+?)(?:\s+(?:instead|too|as\s+well))?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
     re.I,
@@ -38,6 +39,18 @@ _CLAUSE = re.compile(
 _ABOUT = re.compile(
     r"(?:(?:and|but|then|also)\b[,:]?\s+)*(?:what|how)\s+about\s+(?:(?:for|with|using|in|at|on|over|from|after)\s+)?"
     r"(?P<new>.+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
+    re.I,
+)
+# ... or what the ask would come to with other values: "What would it be at 4%?", "What if the rate were 4%?",
+# "And for 20 years?" (a sentence of its own: no comma, so no other ask follows)
+_WOULD = re.compile(
+    r"(?:(?:and|but|then|also)\b[,:]?\s+)*(?:"
+    r"(?:what|how\s+much)\s+(?:would|will)\s+(?:it|that|this|the\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:be|come\s+to|cost)"
+    r"|what\s+if\s+(?:(?:it|that|this)(?:'s|\s+(?:is|was|were))|(?:i|we)\s+(?:use|used|try|tried)"
+    r"|the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|was|were))"
+    r"|(?<![^\s])(?:and|or|now)(?=\s+(?:for|with|using|at|in|on|over)\s+[^,]+$))"
+    r"\s+(?:(?:for|with|using|in|at|on|over|from|after|of)\s+)?"
+    r"(?P<new>[^,]+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
     re.I,
 )
 _SENTENCE = re.compile(r"[.?!](?=\s|$)")
@@ -72,7 +85,7 @@ class Value:
 
 def _again(clause: str) -> re.Match[str] | None:
     """The clause read as an ask for the same again ("... do the same for ...", "What about ...?"), or None."""
-    return _CLAUSE.fullmatch(clause) or _ABOUT.fullmatch(clause)
+    return _CLAUSE.fullmatch(clause) or _ABOUT.fullmatch(clause) or _WOULD.fullmatch(clause)
 
 
 def again_clause(request: str) -> tuple[str, str, str] | None:

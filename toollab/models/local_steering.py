@@ -523,10 +523,10 @@ class Grounding:
         word ("MealOnWheels", "Meal on Wheels", "Mealons on Wheels" for "Meals on Wheels"). A word may still end
         early or change its ending (the "Portuguese anthem": "Portugal"), but not inside a name of several
         capitalised words ("Meals on Wheels", "Two Wheels Depot"): there only the tokens that finish the word are left
-        (SmolLM2 closed "Meal"); nor before a plural's ending the word has everywhere (SmolLM2 wrote "radish" for
-        "radishes"). At a word's end the next may join it ("QuebecCity": barred, SmolLM2 closed the
-        value at "Quebec"); inside a name, only its next word may follow (`_name_goes_on`). Found
-        once per value, at its first token (`_breaks_after`)."""
+        (SmolLM2 closed "Meal"); nor before a plural's ending the word has everywhere, where too only its ending
+        may follow (SmolLM2 wrote "radish" for "radishes", and "cucumber, squash, beans" as one value). At a word's
+        end the next may join it ("QuebecCity": barred, SmolLM2 closed the value at "Quebec"); inside a name, only
+        its next word may follow (`_name_goes_on`). Found once per value, at its first token (`_breaks_after`)."""
         if value not in self._breaks:
             self._breaks[value] = self._breaks_after(value)
         return self._breaks[value]
@@ -540,7 +540,10 @@ class Grounding:
         found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}(.?)", self.text, re.IGNORECASE))
         inside = bool(found) and all(m.group(1).isalnum() and not m.group(1).isupper() for m in found)
         named = inside and all(_IN_NAME.match(self.text, m.start()) for m in found)
-        if named and (ends := self._next_letters(value)):
+        # "radishes", not "radish": a value is written as the request writes it, and a list's item ends whole
+        # ("cucumbers, squash and beans": SmolLM2 wrote "cucumber, squash, beans" as one vegetable)
+        plural = inside and all(_WORD_REST.match(self.text, m.start(1)).group() in _PLURAL_ENDS for m in found)  # type: ignore[union-attr]
+        if (named or plural) and (ends := self._next_letters(value)):
             kept = self._torch.ones(self.vocabulary_size, dtype=self._torch.bool)
             kept[sorted(ends)] = False
             return [kept.nonzero().flatten()]
@@ -553,8 +556,8 @@ class Grounding:
                 skipped.update(word_openers(self.tokenizer).get(after.group(1)[:2].lower(), ()))
         skipped -= set(self._next_letters(value))  # "sp" + "anish" of "spanish and" goes on
         barred = [self.capital_starts]
-        if all(_WORD_REST.match(self.text, m.start(1)).group() in _PLURAL_ENDS for m in found):  # type: ignore[union-attr]
-            barred.append(self.closing)  # "radishes", not "radish": a value is written as the request writes it
+        if plural:
+            barred.append(self.closing)
         if skipped:
             barred.append(self._torch.tensor(sorted(skipped), dtype=self._torch.long))
         return barred
