@@ -479,11 +479,12 @@ def _pieces(text: str) -> list[tuple[int, int, bool]]:
 
 def _shared_about(last: str) -> str | None:
     """What the last ask of a sentence is about, from the word before its first value that says so ("for a Golf
-    2021", "in Oslo" of "the price of a hotel room in Oslo"): what a first ask that names nothing is about too ("What's the tire pressure and the oil change interval for a Golf 2021?"; alone, the
-    first ask was made up, or merged into the second)."""
+    2021", "in Oslo" of "the price of a hotel room in Oslo"): what a first ask that names nothing is about too
+    ("What's the tire pressure and the oil change interval for a Golf 2021?"; alone, the first ask was made up,
+    or merged into the second)."""
     last = last.strip().rstrip(".?!")
     value = _GIVES.search(last)
-    about = [m for m in _ABOUT_WORD.finditer(last, 0, value.start() + 1)] if value is not None else []
+    about = list(_ABOUT_WORD.finditer(last, 0, value.start() + 1)) if value is not None else []
     return last[about[-1].start() + 1 :] if about else None  # from the last such word before its first value
 
 
