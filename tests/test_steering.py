@@ -1131,6 +1131,28 @@ def test_a_list_of_enum_choices_holds_only_the_choices_the_request_names():
     assert list(grammar["properties"]) == ["city"] and grammar["required"] == ["city"]
     asked = mentioned_required(park, "A park in Leeds with good amenities").parameters  # named by its own name
     assert grammar is not asked and "amenities" in asked["properties"] and "amenities" in asked["required"]
+    # ... and so are an optional string of an enum and an optional flag ("driving": "highway" was made up)
+    interval = ToolSpec(
+        "service_interval",
+        "Kilometers between oil changes.",
+        {
+            "type": "object",
+            "properties": {
+                "car_model": {"type": "string"},
+                "driving": {"type": "string", "enum": ["city", "highway"], "default": "city"},
+                "warranty_check": {"type": "boolean", "default": False},
+            },
+            "required": ["car_model"],
+        },
+    )
+    assert list(mentioned_required(interval, "How often does a Golf 2021 need an oil change?").parameters[
+        "properties"]) == ["car_model"]  # fmt: skip
+    said = mentioned_required(interval, "Oil change for a Golf 2021 on the highway, with a warranty check?").parameters
+    assert said["properties"]["driving"]["enum"] == ["highway"] and said["required"] == [
+        "car_model",
+        "driving",
+        "warranty_check",
+    ]
 
 
 def test_a_choice_the_request_names_is_the_choice():

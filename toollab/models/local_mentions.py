@@ -220,8 +220,9 @@ def mentioned_required(
     it names given the value it says (`said_flag`). With `dates`: a date parameter whose description asks a format
     takes only the request's dates in that format (`local_dates.said_dates`); it stays optional if it was. With
     `items`: a list whose items are chosen from an enum, and whose choices the request names some of, may hold only
-    those (`named_items`), and no more items than there are of them; an optional one it names none of is left out;
-    a string chosen from an enum whose choices the request names some of is one of those (`named_choice`).
+    those (`named_items`), and no more items than there are of them; a string chosen from an enum whose choices the
+    request names some of is one of those (`named_choice`); an optional choice or flag it names none of (nor its
+    name) is left out (`_chosen`).
     With `fractions`: a number parameter that takes a fraction, where the request writes percentages, takes one of
     their fractions (`said_fractions`). With `cues`: any other number parameter takes one of the numbers the request
     writes beside a word of its name or description (`local_cues.cued_numbers`), where it writes some. With
@@ -257,11 +258,11 @@ def mentioned_required(
             chosen[p] = some
         elif items and (one_of := named_choice(s, request)):
             picked[p] = one_of
-        elif items and p not in required and p not in named and choices(s) is not None:
+        elif items and p not in required and p not in named and p not in flags and _chosen(s):
             unsaid.append(p)
     if not named and not flags and not days and not shares and not chosen and not picked and not unsaid and not written:
         return tool
-    for p in unsaid:  # an optional list of choices the request names none of is left out, not filled
+    for p in unsaid:  # an optional choice (or flag) the request names none of is left out, not filled
         del properties[p]
     enums = [*((p, [flag]) for p, flag in flags.items()), *days.items(), *shares.items(), *written.items()]
     for p, values in [*enums, *picked.items()]:
@@ -271,6 +272,13 @@ def mentioned_required(
         properties[p] = {**properties[p], "items": allowed, "minItems": 1, "maxItems": len(values)}
     required = list(dict.fromkeys([*required, *named, *flags]))
     return ToolSpec(tool.name, tool.description, {**schema, "properties": properties, "required": required})
+
+
+def _chosen(schema: dict[str, Any]) -> bool:
+    """Whether a parameter's value is a choice: a list of an enum's items, a string of an enum, or a flag. Left
+    optional where the request names none of its choices, SmolLM2 filled one ("driving": "highway" for "How often
+    does a Golf 2021 need an oil change?"); its default is what the request asks for."""
+    return choices(schema) is not None or bool(schema.get("enum")) or schema.get("type") == "boolean"
 
 
 _FOUND_NUMBER = re.compile(PLAIN_NUMBER)
