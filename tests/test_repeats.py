@@ -154,3 +154,23 @@ def test_a_clause_whose_values_find_no_one_place_is_left_as_it_was(request_: str
 )
 def test_the_same_thing_named_is_no_ask_to_do_it_again(request_: str) -> None:
     assert again_clause(request_) is None
+
+
+def test_a_choice_of_the_tools_goes_where_the_ask_names_a_choice_of_its_parameter() -> None:
+    from toollab.tools import ToolSpec
+
+    climb = ToolSpec(
+        "trail_climb",
+        "Total climb of a trail.",
+        {
+            "type": "object",
+            "properties": {"trail": {"type": "string"}, "unit": {"type": "string", "enum": ["meters", "feet"]}},
+            "required": ["trail"],
+        },
+    )
+    asked = "What's the elevation gain of Summit Path in feet? And the same for meters, please."
+    assert [p.request for p in request_parts(asked, [climb])] == [
+        "What's the elevation gain of Summit Path in feet?",
+        "What's the elevation gain of Summit Path in meters?",
+    ]
+    assert len(request_parts(asked)) == 1  # without the tools, "meters" is a lowercase word like any other

@@ -350,7 +350,7 @@ class LocalModel:
         calling = params.tool_choice not in ("auto", "none") and params.tool_choice != params.finish
         if not (self.decompose and calling and params.parallel and params.tools) or context.results:
             return whole
-        parts = request_parts(context.request)
+        parts = request_parts(context.request, tools)
         select = self.policy.select if self.policy is not None else None
         if self.tool_parts is not None and select is not None:
             parts = by_tools(parts, [t for t in tools if t.name != params.finish], self.tool_parts)

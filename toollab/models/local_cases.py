@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toollab.models.local_dates import date_spans
-from toollab.models.local_names import GLUE_WORDS, name_words
+from toollab.models.local_names import GLUE_WORDS, choice_words, name_words
 from toollab.models.local_numbers import RESPECTIVELY, SAID
 from toollab.models.local_parts import MAX_PARTS, SENTENCE_END, Part, lists_several
 from toollab.tools import ToolSpec
@@ -117,18 +117,6 @@ def _labels(tools: Sequence[ToolSpec]) -> frozenset[str]:
 
 _SAID = re.compile(SAID, re.IGNORECASE)
 _SAYS_RESPECTIVELY = re.compile(rf"\s*,?\s*{RESPECTIVELY.pattern}\s*(?=[?.!,;]|$)|{RESPECTIVELY.pattern}\s+", re.I)
-
-
-def _choices(tools: Sequence[ToolSpec]) -> dict[str, frozenset[str]]:
-    """The one-word choices of the tools' string parameters, lowercased ("beginner", "advanced"), with the
-    parameters ("tool.parameter") each is a choice of."""
-    found: dict[str, set[str]] = {}
-    for tool in tools:
-        for name, schema in (tool.parameters.get("properties") or {}).items():
-            for choice in schema.get("enum") or () if isinstance(schema, dict) else ():
-                if isinstance(choice, str) and re.fullmatch(r"[\w'-]+", choice):
-                    found.setdefault(choice.lower(), set()).add(f"{tool.name}.{name}")
-    return {choice: frozenset(parameters) for choice, parameters in found.items()}
 
 
 def _item_kind(token: _Token, choices: Mapping[str, frozenset[str]]) -> str | None:
@@ -225,7 +213,7 @@ def first_items(sentence: str, tools: Sequence[ToolSpec] = ()) -> str:
     """The sentence with each list it writes (`_lists`) reduced to its first item: what the gate also scores, as
     a list of names fits its tool less than one of them ("Can Two Wheels Depot and Hill Climb Cycles service my
     bicycle on February 29th, 2028?" 0.285, below the threshold; with Two Wheels Depot alone 0.314)."""
-    lists = _lists(_tokens(sentence), _choices(tools))
+    lists = _lists(_tokens(sentence), choice_words(tools))
     return _with_items(sentence, lists, 0) if lists else sentence
 
 
@@ -235,7 +223,7 @@ def respective_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[
     "respectively"; the sentence alone otherwise (one list, or lists of other lengths: which pair is not known)."""
     if not RESPECTIVELY.search(sentence):
         return [sentence]
-    lists = _lists(_tokens(sentence), _choices(tools))
+    lists = _lists(_tokens(sentence), choice_words(tools))
     if len(lists) < 2 or len({len(found) for found in lists}) != 1 or len(lists[0]) > MAX_CASES:
         return [sentence]
     return [_SAYS_RESPECTIVELY.sub("", _with_items(sentence, lists, k), count=1) for k in range(len(lists[0]))]
@@ -247,7 +235,7 @@ def choice_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]
     otherwise, and where it says "respectively" (the list pairs with another). SmolLM2 made one call of it: two
     lowercase words are a list only where they end a clause (`local_mentions.listed_with`), which cannot know that
     these two are choices of one parameter."""
-    choices = _choices(tools)
+    choices = choice_words(tools)
     lists = _lists(_tokens(sentence), choices)
     if RESPECTIVELY.search(sentence) or len(lists) != 1 or len(lists[0]) > MAX_CASES:
         return [sentence]
@@ -265,7 +253,7 @@ def crossed_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str
     token budget. Two lists of one sort ("the GCD of 12 and 18 and of 30 and 45") may pair otherwise."""
     if RESPECTIVELY.search(sentence):
         return [sentence]
-    choices = _choices(tools)
+    choices = choice_words(tools)
     tokens = _tokens(sentence)
     lists = _lists(tokens, choices)
     if len(lists) != 2 or len(lists[0]) > MAX_CASES or SENTENCE_END.search(sentence, lists[0][-1][1], lists[1][0][0]):
@@ -309,7 +297,7 @@ def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
             return read
     tokens = _tokens(sentence)
     labels = _labels(tools)
-    choices = _choices(tools)
+    choices = choice_words(tools)
     for k in range(len(tokens) - 1, 0, -1):
         if tokens[k].kind != "word" or tokens[k].text.lower() != "and":
             continue

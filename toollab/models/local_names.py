@@ -5,6 +5,9 @@ sentence together, which are never a value."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from toollab.tools import ToolSpec
 
 GENERAL = frozenset({"num", "number", "type", "name", "value", "data", "info", "the", "and", "for", "with"})
 # Words that hold a sentence together: never a value of a list or of a case (`local_mentions`, `local_cases`).
@@ -37,3 +40,15 @@ def same_stem(a: str, b: str) -> bool:
             break
         shared += 1
     return shared >= min(PREFIX, len(a), len(b))
+
+
+def choice_words(tools: Sequence[ToolSpec]) -> dict[str, frozenset[str]]:
+    """The one-word choices of the tools' string parameters, lowercased ("beginner", "advanced"), with the
+    parameters ("tool.parameter") each is a choice of."""
+    found: dict[str, set[str]] = {}
+    for tool in tools:
+        for name, schema in (tool.parameters.get("properties") or {}).items():
+            for choice in schema.get("enum") or () if isinstance(schema, dict) else ():
+                if isinstance(choice, str) and re.fullmatch(r"[\w'-]+", choice):
+                    found.setdefault(choice.lower(), set()).add(f"{tool.name}.{name}")
+    return {choice: frozenset(parameters) for choice, parameters in found.items()}

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from toollab.harness.chain import expression_tool, written_expressions
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMessage
 from toollab.harness.request import ToolSelector
-from toollab.models.local_names import name_words, same_stem
+from toollab.models.local_names import choice_words, name_words, same_stem
 from toollab.models.local_numbers import in_digits
 from toollab.models.local_places import PLACE
 from toollab.models.local_repeats import again_clause, done_again
@@ -115,12 +115,13 @@ class Part:
     tool_of: str | None = None  # an ask done again for other values: one tool, the one that fits the ask best
 
 
-def request_parts(request: str) -> list[Part]:
+def request_parts(request: str, tools: Sequence[ToolSpec] = ()) -> list[Part]:
     """The request's parts, each without its connective and starting with a capital; the request alone (one part)
     when it does not split, or splits into more than MAX_PARTS or into a part with nothing left to ask. Joined
     requests split first ("Also: ...", "Then, ..."), unless they number their asks at sentence starts ("First, ...
-    Second, ... Lastly, ..."); a request that does not split so may split at its ordinals."""
-    parts = _split(request)
+    Second, ... Lastly, ..."); a request that does not split so may split at its ordinals. The `tools` tell which
+    lowercase words are choices (`parts_done_again`)."""
+    parts = _split(request, tools)
     if len(parts) > 1 and one_computation(request, [p.request for p in parts]):
         return [Part(request, False)]
     return parts
@@ -133,11 +134,11 @@ def one_computation(request: str, pieces: Sequence[str]) -> bool:
     return len(spans) == 1 and not any(spans[0] in written_expressions(in_digits(p)) for p in pieces)
 
 
-def _split(request: str) -> list[Part]:
+def _split(request: str, tools: Sequence[ToolSpec]) -> list[Part]:
     """The request's parts as `request_parts` finds them, before it joins the steps of one computation."""
     if marked := marked_parts(request):
         return marked
-    if again := parts_done_again(request):
+    if again := parts_done_again(request, tools):
         return again
     pieces: list[str] = []
     for piece in _BOUNDARY.split(request.strip()):
@@ -157,7 +158,7 @@ def _split(request: str) -> list[Part]:
     return [Part(_capital(p), lists_several(p)) for p in parts]
 
 
-def parts_done_again(request: str) -> list[Part]:
+def parts_done_again(request: str, tools: Sequence[ToolSpec] = ()) -> list[Part]:
     """The parts of a request that asks for the same again with other values ("... over 5 years? Can you do the
     same but for 10 years instead?"): the parts before that clause, the last of them done again with the clause's
     values (`local_repeats.done_again`; once for each item of a list), and the parts after it; [] when it has no
@@ -166,14 +167,14 @@ def parts_done_again(request: str) -> list[Part]:
     if around is None:
         return []
     before, clause, after = around
-    head = request_parts(before)
-    redone = done_again(head[-1].request, clause)
+    head = request_parts(before, tools)
+    redone = done_again(head[-1].request, clause, choice_words(tools))
     if redone is None:
         return []
     # its tool is the ask's: to MiniLM "Progress of Winter Coats toward $2,000,000" fit the donation tool better
     redo = [Part(ask, lists_several(ask), tool_of=head[-1].request) for ask in redone]
     rest = _capital(_LEAD.sub("", after).strip()) if len(after.split()) >= 2 else ""
-    parts = [*head, *redo, *(request_parts(rest) if rest else [])]
+    parts = [*head, *redo, *(request_parts(rest, tools) if rest else [])]
     return parts if len(parts) <= MAX_PARTS else []
 
 

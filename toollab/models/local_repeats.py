@@ -10,12 +10,14 @@ same unit, "$" or words before it ("a sample size of 150" for "sample size of 50
 A list ("for Summit Path and Blue Lake Trail") is one ask for each item in its value's place; two lists are put in
 place as written.
 Where a value finds no place, or finds two, the clause is left as it was. Lowercase words ("do the same for
-carrots") are not read: which word of the ask is a value is not known without the tools.
+carrots") are not read, which word of the ask is a value is not known, but for the tools' choices: "in feet? And
+the same for meters" puts "meters" where the ask names another choice of its parameter.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from toollab.models.local_dates import MONTH_NAMES
@@ -102,27 +104,29 @@ def again_clause(request: str) -> tuple[str, str, str] | None:
     return None
 
 
-def done_again(ask: str, clause: str) -> list[str] | None:
+def done_again(ask: str, clause: str, choices: Mapping[str, frozenset[str]] | None = None) -> list[str] | None:
     """`ask` with each value `clause` gives (a clause that `again_clause` found) in place of the ask's value of its
     kind (see the module's docstring), one ask for each item where one value is a list ("Do it for 10 and 20
     years": the ask over 10 years, and over 20; SmolLM2 put the 20 in a listing ask's amount); None when a value
     finds no place or two, or the clause gives none. Numbers said in words are read as digits where the words as
     written do not place every value ("over twenty years" for "for 10 years"; not first, as "Two Wheels Depot" is a
-    name)."""
-    done = _done_again(ask, clause)
+    name). Given the tools' `choices` (a lowercase choice and the parameters it is a choice of), a choice goes
+    where the ask names a choice of the same parameter ("in feet? And the same for meters")."""
+    chosen = choices or {}
+    done = _done_again(ask, clause, chosen)
     if done is None and (in_digits(ask), in_digits(clause)) != (ask, clause):
-        return _done_again(in_digits(ask), in_digits(clause))
+        return _done_again(in_digits(ask), in_digits(clause), chosen)
     return done
 
 
-def _done_again(ask: str, clause: str) -> list[str] | None:
+def _done_again(ask: str, clause: str, choices: Mapping[str, frozenset[str]]) -> list[str] | None:
     found = _again(clause)
     if found is None:
         return None
     # the values are read in the whole clause, for the words before them ("using the 'simpson' method"), but taken
     # only after "the same ... for"; a name there may open the words ("for Kraków")
-    given = [v for v in _values(clause, opening=found.start("new")) if v.start >= found.start("new")]
-    places = _values(ask)
+    given = [v for v in _values(clause, found.start("new"), choices) if v.start >= found.start("new")]
+    places = _values(ask, choices=choices)
     if not given:
         return None
     replacements: list[tuple[Value, str, list[str]]] = []  # each place, what goes there, and its items if a list
@@ -131,7 +135,7 @@ def _done_again(ask: str, clause: str) -> list[str] | None:
         if place is None or any(place.start == p.start for p, _, _ in replacements):
             return None
         text = clause[value.start : value.end]
-        replacements.append((place, text, _items(text, value.kind)))
+        replacements.append((place, text, _items(text, value.kind, choices)))
     lists = [items for _, _, items in replacements if len(items) > 1]
     count = len(lists[0]) if len(lists) == 1 else 1  # no list, or lists to pair: one ask written as the clause does
     asks = []
@@ -146,10 +150,10 @@ def _done_again(ask: str, clause: str) -> list[str] | None:
     return asks
 
 
-def _items(text: str, kind: str) -> list[str]:
+def _items(text: str, kind: str, choices: Mapping[str, frozenset[str]]) -> list[str]:
     """A value's items where it is a list ("10" and "20 years" of "10 and 20 years"), else the value alone."""
-    pattern = {"quoted": _QUOTED, "name": _NAME, "number": _NUMBER}[kind]
-    items = [m.group() for m in re.finditer(pattern, text)]
+    pattern = {"quoted": _QUOTED, "name": _NAME, "number": _NUMBER, "choice": _choice_pattern(choices)}[kind]
+    items = [m.group() for m in re.finditer(pattern, text, re.I if kind == "choice" else 0)]
     return items if len(items) > 1 else [text]
 
 
@@ -162,7 +166,7 @@ def _digits_end(ask: str, place: Value) -> int:
 def _place(value: Value, places: list[Value]) -> Value | None:
     """Where in the ask `value` goes: the one value of its kind, the one number with its unit, or the one of its
     kind sharing the most cues ("at 4.2%" after "over 10 years" has the cue "year" too, but not its unit)."""
-    same = [p for p in places if p.kind == value.kind]
+    same = [p for p in places if p.kind == value.kind and (p.kind != "choice" or p.cues & value.cues)]
     if len(same) == 1:
         return same[0]
     if value.unit is not None and len(united := [p for p in same if p.unit == value.unit]) == 1:
@@ -182,16 +186,32 @@ _LISTED = [
 ]
 
 
-def _values(text: str, opening: int = -1) -> list[Value]:
-    """The values `text` writes: quoted spans, names in capitals (not a sentence's opening word), and numbers,
-    each list of them ("Summit Path and Blue Lake Trail", "3.5% and 6.75%") one value. A name that starts at
-    `opening` is a name even when it is one word."""
+def _choice_pattern(choices: Mapping[str, frozenset[str]]) -> str:
+    """A pattern for the tools' one-word choices as words ("meters", "feet"); one that matches nothing without."""
+    if not choices:
+        return r"(?!x)x"
+    return r"(?<![\w-])(?:" + "|".join(re.escape(c) for c in sorted(choices, key=len, reverse=True)) + r")(?![\w-])"
+
+
+def _values(text: str, opening: int = -1, choices: Mapping[str, frozenset[str]] | None = None) -> list[Value]:
+    """The values `text` writes: quoted spans, names in capitals (not a sentence's opening word), numbers, and the
+    tools' `choices` (their cues the parameters they are choices of), each list of them ("Summit Path and Blue Lake
+    Trail", "3.5% and 6.75%") one value. A name that starts at `opening` is a name even when it is one word."""
     found: list[Value] = []
     taken = [False] * len(text)
-    for kind, listed in _LISTED:
+    chosen = choices or {}
+    choice = _choice_pattern(chosen)
+    listed_choices = ("choice", re.compile(rf"(?:{choice})(?:{_JOIN}(?:{choice}))*", re.I))
+    for kind, listed in [*_LISTED, listed_choices]:
         for match in listed.finditer(text):
             start, end = match.span()
             if any(taken[start:end]):
+                continue
+            if kind == "choice":
+                words = re.findall(choice, match.group(), re.I)
+                cues = frozenset.intersection(*(chosen[w.lower()] for w in words))
+                found.append(Value(kind, start, end, cues))
+                taken[start:end] = [True] * (end - start)
                 continue
             if kind == "name" and start != opening and (start := _name_start(text, start, match.group())) >= end:
                 continue
