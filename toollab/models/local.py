@@ -344,8 +344,8 @@ class LocalModel:
     ) -> list[tuple[str, RequestParams, TurnContext]]:
         """The prompts this turn decodes, with their requests: its own, or under `decompose`, for a first calling
         turn whose request asks several things (`request_parts`), one per part, each part shown as the whole
-        request. With the policy's `select` on, a part that asks one thing is shown the one tool that fits it best
-        and makes one call; one that lists several things gets the tools `select` keeps for it."""
+        request. With the policy's `select` on, a part is shown the one tool that fits it best; one that asks one
+        thing makes one call, one that lists several things may make several."""
         whole = [(prompt, params, context)]
         calling = params.tool_choice not in ("auto", "none") and params.tool_choice != params.finish
         if not (self.decompose and calling and params.parallel and params.tools) or context.results:
@@ -363,10 +363,13 @@ class LocalModel:
             if select is not None:
                 own = [t for t in tools if t.name != params.finish]
                 chosen: Sequence[ToolSpec]
-                if part.tool_of is not None:  # an ask done again: the ask's tool
-                    chosen = best_tool(part.tool_of, own)
+                # an ask done again: the ask's tool; a part that lists several things of one tool (`by_tools`
+                # split off the others) too: among the tools `select` kept for "How much climbing is on Summit
+                # Path, Fern Gully Loop and Blue Lake Trail?", SmolLM2 called trail_grade
+                if part.tool_of is not None or not several or self.tool_parts is not None:
+                    chosen = best_tool(part.tool_of or part.request, own)
                 else:
-                    chosen = select(part.request, own) if several else best_tool(part.request, own)
+                    chosen = select(part.request, own)
                 shown = [*chosen, *(t for t in tools if t.name == params.finish)]
                 offered = [t for t in params.tools if t in shown] or params.tools
             asks = dataclasses.replace(params, tools=offered, parallel=several)
