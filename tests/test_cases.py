@@ -125,6 +125,25 @@ def test_lowercase_cases_that_share_only_glue_words_are_cases_where_they_name_a_
     ]
 
 
+def test_a_list_of_names_that_pairs_with_one_name_is_one_case_per_item() -> None:
+    from toollab.models.local_cases import paired_sentences
+
+    assert case_sentences("What was the score of Harbor City FC and Riverside Rovers against Northfield United?") == [
+        "What was the score of Harbor City FC against Northfield United?",
+        "What was the score of Riverside Rovers against Northfield United?",
+    ]
+    assert paired_sentences("Plan a trip from Boston to Paris and Rome.") == [
+        "Plan a trip from Boston to Paris.",
+        "Plan a trip from Boston to Rome.",
+    ]
+    for whole in (
+        "Who won Riverside Rovers vs Old Town Athletic and Harbor City FC vs Northfield United?",  # pairs listed
+        "Show me the Harborfront to Old Town and Saltcove to Gull Point ferry times.",
+        "What is the weather in Paris and Rome?",  # nothing to pair with
+    ):
+        assert paired_sentences(whole) == [whole]
+
+
 def test_by_cases_keeps_a_part_tool_and_gives_up_past_the_most_parts() -> None:
     asked = "What will $250,000 be worth after 30 years at 5% and after 20 years at 4%?"
     parts = by_cases([Part(asked, False, tool_of="the ask")], [])

@@ -191,12 +191,16 @@ _PAIRING = frozenset({"to", "vs", "versus", "against"})
 def _names_joined(tokens: list[_Token], first: int, end: int) -> bool:
     """Whether a list of names from token `first` to `end` (past its last) holds names of pairs, not a list of
     them: "Lisbon, Portugal and Oslo, Norway" (places and their regions), "Harborfront to Old Town and Saltcove to
-    Gull Point" (routes), "A vs B and C vs D"."""
+    Gull Point" (routes), "A vs B and C vs D"; not "A and B against C"."""
     after = tokens[end : end + 2]
-    if len(after) == 2 and after[1].kind == "value:name" and (_is(after[0], ",") or after[0].text.lower() in _PAIRING):
-        return True
     before = tokens[max(0, first - 2) : first]
-    return len(before) == 2 and before[0].kind == "value:name" and before[1].text.lower() in _PAIRING
+    named_after = len(after) == 2 and after[1].kind == "value:name"
+    named_before = len(before) == 2 and before[0].kind == "value:name"
+    if named_after and _is(after[0], ","):
+        return True
+    # a pairing word on both sides; on one side, the list's items each pair with one name: "the score of Harbor City
+    # FC and Riverside Rovers against Northfield United" is two matches
+    return named_after and named_before and after[0].text.lower() in _PAIRING and before[1].text.lower() in _PAIRING
 
 
 def _with_items(sentence: str, lists: list[list[tuple[int, int]]], k: int) -> str:
@@ -287,12 +291,32 @@ def _sort(
     return ("number", sign, unit)
 
 
+def paired_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
+    """The sentence once per item where it writes one list of names that pairs, as a whole, with one name ("What was
+    the score of Harbor City FC and Riverside Rovers against Northfield United?": two matches); the sentence alone
+    otherwise. SmolLM2 made the list's two items one match."""
+    tokens = _tokens(sentence)
+    lists = _lists(tokens, choice_words(tools))
+    if len(lists) != 1 or len(lists[0]) > MAX_CASES or tokens[0].kind == "value:name":
+        return [sentence]
+    end = next(i for i, t in enumerate(tokens) if t.end >= lists[0][-1][1]) + 1
+    first = next(i for i, t in enumerate(tokens) if t.start >= lists[0][0][0])
+    after, before = tokens[end : end + 2], tokens[max(0, first - 2) : first]
+    pairs_after = len(after) == 2 and after[0].text.lower() in _PAIRING and after[1].kind == "value:name"
+    pairs_before = len(before) == 2 and before[1].text.lower() in _PAIRING and before[0].kind == "value:name"
+    if tokens[first].kind != "value:name" or pairs_after == pairs_before:
+        return [sentence]
+    end_mark = sentence.rstrip()[-1:] if sentence.rstrip()[-1:] in ".?!" else ""
+    cases = [_with_items(sentence, lists, k).rstrip() for k in range(len(lists[0]))]
+    return [case if case[-1:] in ".?!" else case + end_mark for case in cases]  # "Rome." is a name with its point
+
+
 def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
     """The sentence once per case it states side by side, pairs in order with "respectively"
-    (`respective_sentences`), lists as choices of one parameter (`choice_sentences`) or crosses with another list
-    (`crossed_sentences`), each case between what comes before the first and after the last; the sentence alone
-    when it states none (or more than MAX_CASES)."""
-    for reading in (respective_sentences, choice_sentences, crossed_sentences):
+    (`respective_sentences`), lists as choices of one parameter (`choice_sentences`), crosses with another list
+    (`crossed_sentences`) or pairs with one name (`paired_sentences`), each case between what comes before the
+    first and after the last; the sentence alone when it states none (or more than MAX_CASES)."""
+    for reading in (respective_sentences, choice_sentences, crossed_sentences, paired_sentences):
         if len(read := reading(sentence, tools)) > 1:
             return read
     tokens = _tokens(sentence)
