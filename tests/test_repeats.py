@@ -97,6 +97,7 @@ from toollab.models.local_repeats import again_clause, done_again
         ),
         ("What is the population of Oslo in 2010? And in 2020?", "What is the population of Oslo in 2020?"),
         ("Find coworking spaces in Madrid. Same for Valencia.", "Find coworking spaces in Valencia."),
+        ("Which anthem does Japan have? And Spain?", "Which anthem does Spain have?"),
         # the number with the same unit, though the words before "4.2%" hold "years" too
         (
             "Monthly payment for borrowing $1,250,000 over ten years at 4.2%? Then do the same for fifteen years.",
@@ -150,6 +151,7 @@ def test_a_clause_whose_values_find_no_one_place_is_left_as_it_was(request_: str
         "Drop a ball from 10 meters, and then from 20 meters with the same initial velocity.",
         "Tell me the population of Oslo. Is it the same as in Bergen?",
         "What is the population of Oslo in 2010? And for Paris, find coworking spaces.",  # another ask follows
+        "Find the weather in Oslo. And Book a hotel in Rome.",  # a verb, not a value
     ],
 )
 def test_the_same_thing_named_is_no_ask_to_do_it_again(request_: str) -> None:

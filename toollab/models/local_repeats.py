@@ -43,18 +43,6 @@ _ABOUT = re.compile(
     r"(?P<new>.+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
     re.I,
 )
-# ... or what the ask would come to with other values: "What would it be at 4%?", "What if the rate were 4%?",
-# "And for 20 years?" (a sentence of its own: no comma, so no other ask follows)
-_WOULD = re.compile(
-    r"(?:(?:and|but|then|also)\b[,:]?\s+)*(?:"
-    r"(?:what|how\s+much)\s+(?:would|will)\s+(?:it|that|this|the\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:be|come\s+to|cost)"
-    r"|what\s+if\s+(?:(?:it|that|this)(?:'s|\s+(?:is|was|were))|(?:i|we)\s+(?:use|used|try|tried)"
-    r"|the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|was|were))"
-    r"|(?<![^\s])(?:and|or|now)(?=\s+(?:for|with|using|at|in|on|over)\s+[^,]+$))"
-    r"\s+(?:(?:for|with|using|in|at|on|over|from|after|of)\s+)?"
-    r"(?P<new>[^,]+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
-    re.I,
-)
 _SENTENCE = re.compile(r"[.?!](?=\s|$)")
 
 _QUOTED = r"(?<!\w)'[^']+'(?!\w)|\"[^\"]+\""  # not the apostrophes of "I'm ... What's"
@@ -72,6 +60,21 @@ _MONTHS = frozenset(names[0].capitalize() for names in MONTH_NAMES)  # "July 202
 _OPENERS = {"What", "Where", "When", "How", "Is", "Are", "Can", "Could", "Would", "Which", "Who", "Does", "Do", "Will",
             "Should", "Please", "Find", "Get", "Tell", "Give", "Show", "Book", "Schedule", "If", "I", "I'm", "And",
             "Then", "Also", "After", "Calculate", "Compute", "Fetch", "Check", "Set", "Turn", "Order"}  # fmt: skip
+
+
+# ... or what the ask would come to with other values: "What would it be at 4%?", "What if the rate were 4%?",
+# "And for 20 years?", "And Spain?" (a sentence of its own: no comma, so no other ask follows)
+_WOULD = re.compile(
+    r"(?:(?:and|but|then|also)\b[,:]?\s+)*(?:"
+    r"(?:what|how\s+much)\s+(?:would|will)\s+(?:it|that|this|the\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:be|come\s+to|cost)"
+    r"|what\s+if\s+(?:(?:it|that|this)(?:'s|\s+(?:is|was|were))|(?:i|we)\s+(?:use|used|try|tried)"
+    r"|the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|was|were))"
+    r"|(?<![^\s])(?:and|or|now)(?=\s+(?:for|with|using|at|in|on|over)\s+[^,]+$)"
+    r"|(?<![^\s])(?:and|or)(?=\s+(?!(?:" + "|".join(sorted(_OPENERS)) + r")\b)[A-Z0-9$][^,]{0,40}$))"
+    r"\s+(?:(?:for|with|using|in|at|on|over|from|after|of)\s+)?"
+    r"(?P<new>[^,]+?)(?:\s+instead)?(?:,?\s+please)?\s*(?P<end>[.?!]?)$",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
