@@ -433,6 +433,8 @@ def test_listed_finds_the_other_items_of_a_list_a_call_took_from():
     assert listed_with("Kestrel", weather) == []  # a name in no list wants no call of its own
     assert listed_with("5", "Circles of radius 5, 10 and 15 units.") == ["10", "15"]
     assert listed_with("Civic 2020", "Pressure for a Civic 2020 as well as for a Camry 2021?") == ["camry 2021"]
+    assert listed_with("15", "Payments for 15-year and 30-year loans?") == ["30"]  # a unit after a hyphen
+    assert listed_with("2027", "Sailings on 2027-03-10 and 2027-04-11?") == []  # a date's year is no item
     assert listed_with("5", "Circles of radius 5cm, 10cm and 15cm.") == ["10", "15"]  # a unit may follow
     # a whole float written as an int (a grammar's enum writes 88.0 as 88) is still that item, and holds it
     areas = "A town of 275,000 people over 1540.0, 88.0 and 12.5 square kilometers?"
@@ -1682,6 +1684,9 @@ def test_a_sentence_that_asks_for_different_tools_splits_into_a_part_for_each():
         "What's the weather in Oslo?",
         "The price of a hotel room in Oslo?",
     ]
+    # ... and so does a bare "and" before a word of a tool's name
+    bare = "Book a flight from Oslo to Rome and hotels in Rome for 2 nights."
+    assert [r for r, _ in split(bare)] == ["Book a flight from Oslo to Rome.", "Hotels in Rome for 2 nights."]
     named = "Book a hotel in Oslo for 2 nights and the weather in Rome."
     assert [r for r, _ in split(named, hotel)] == ["Book a hotel in Oslo for 2 nights.", "The weather in Rome."]
     # one computation written in steps is one ask, though its steps' words fit different tools ("subtract" fits add)

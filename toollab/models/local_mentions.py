@@ -397,7 +397,7 @@ def items_left(items: Sequence[str], calls: Sequence[ToolCall], request: str) ->
     return [i for i in items if (not holds_number(texts, i, request) if i in numbers else i in unused)]
 
 
-_UNIT = r"(?:\s?(?!(?:and|or|as)\b)[a-z%]+)?"  # 5cm, 5 cm, 5% (never the "and" of a list)
+_UNIT = r"(?:[\s-]?(?!(?:and|or|as)\b)[a-z%]+)?"  # 5cm, 5 cm, 5%, 15-year (never the "and" of a list)
 MAX_LISTED = 6
 _JOINED = re.compile(r"\b(?:and|or|as\s+well\s+as)\b")  # a separator that comes before a list's last item
 # what may come before each item: "$", a word, or two ("for a Civic 2020 as well as for a Camry 2021")
@@ -456,7 +456,7 @@ def listed_with(value: str, request: str) -> list[str]:
         return paired
     number = re.fullmatch(PLAIN_NUMBER, without_separators(value)) is not None
     # a number may carry a unit (5cm), but is no item where it is part of a time, a ratio or a date (8:20, 3/4)
-    tail = r"(?![\d:/-]|\.\d)" + _UNIT if number else r"(?![\w'-])"
+    tail = r"(?![\d:/]|-\d|\.\d)" + _UNIT if number else r"(?![\w'-])"
     if number:
         value = without_separators(value)
     written = re.escape(value) + (r"(?:\.0+)?" if re.fullmatch(r"-?\d+", value) else "")  # 88 for "88.0"

@@ -458,13 +458,17 @@ def by_tools(parts: Sequence[Part], tools: Sequence[ToolSpec], floor: float) -> 
     return out if len(out) <= MAX_PARTS else list(parts)
 
 
-def _pieces(text: str) -> list[tuple[int, int, bool]]:
-    """Where `text`'s pieces start and end, cut at its sentence ends and its clause joins (`_TOOL_JOIN`), and
-    whether a join follows the piece (a clause joined to an ask is one: "Monthly payment for $240,000 over 15 years
-    and how much interest ...?")."""
+def _pieces(text: str, tools: Sequence[ToolSpec] = ()) -> list[tuple[int, int, bool]]:
+    """Where `text`'s pieces start and end, cut at its sentence ends and its clause joins (`_TOOL_JOIN`, and "and"
+    before a word of a tool's name: "coworking spaces in Lisbon and cafes in the Alfama district"), and whether a
+    join follows the piece (a clause joined to an ask is one: "Monthly payment for $240,000 over 15 years and how
+    much interest ...?")."""
+    joins = list(_TOOL_JOIN.finditer(text))
+    if words := sorted({w for t in tools for w in name_words(t.name.rsplit(".", 1)[-1]) if len(w) >= 4}):
+        named = re.compile(r",?\s+and\s+(?=(?:" + "|".join(map(re.escape, words)) + r")\w*\b)", re.I)
+        joins += [m for m in named.finditer(text) if not any(j.start() <= m.start() < j.end() for j in joins)]
     cuts = sorted(
-        [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)]
-        + [(m.start(), m.end(), True) for m in _TOOL_JOIN.finditer(text)]
+        [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)] + [(m.start(), m.end(), True) for m in joins]
     )
     spans, start = [], 0
     for cut_start, cut_end, joins in cuts:
@@ -523,7 +527,7 @@ def tool_parts(part: Part, tools: Sequence[ToolSpec], floor: float) -> list[Part
     value of its own (`names_nothing`), is shown with what came before it. The part alone when fewer than two
     tools are asked for, or when a piece works on an earlier one's result (a chain's step: `_needs_result`)."""
     text = part.request.strip().strip("\"'").strip()
-    spans = _pieces(text)
+    spans = _pieces(text, tools)
     pieces = [_AND_LEAD.sub("", text[a:b].strip()) for a, b, _ in spans]
     if len(spans) < 2 or any(_needs_result(p) for p in pieces[1:]) or one_computation(text, pieces):
         return [part]
