@@ -463,12 +463,12 @@ def _pieces(text: str, tools: Sequence[ToolSpec] = ()) -> list[tuple[int, int, b
     before a word of a tool's name: "coworking spaces in Lisbon and cafes in the Alfama district"), and whether a
     join follows the piece (a clause joined to an ask is one: "Monthly payment for $240,000 over 15 years and how
     much interest ...?")."""
-    joins = list(_TOOL_JOIN.finditer(text))
+    joined = list(_TOOL_JOIN.finditer(text))
     if words := sorted({w for t in tools for w in name_words(t.name.rsplit(".", 1)[-1]) if len(w) >= 4}):
         named = re.compile(r",?\s+and\s+(?=(?:" + "|".join(map(re.escape, words)) + r")\w*\b)", re.I)
-        joins += [m for m in named.finditer(text) if not any(j.start() <= m.start() < j.end() for j in joins)]
+        joined += [m for m in named.finditer(text) if not any(j.start() <= m.start() < j.end() for j in joined)]
     cuts = sorted(
-        [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)] + [(m.start(), m.end(), True) for m in joins]
+        [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)] + [(m.start(), m.end(), True) for m in joined]
     )
     spans, start = [], 0
     for cut_start, cut_end, joins in cuts:
