@@ -468,7 +468,8 @@ def _pieces(text: str, tools: Sequence[ToolSpec] = ()) -> list[tuple[int, int, b
         named = re.compile(r",?\s+and\s+(?=(?:" + "|".join(map(re.escape, words)) + r")\w*\b)", re.I)
         joined += [m for m in named.finditer(text) if not any(j.start() <= m.start() < j.end() for j in joined)]
     cuts = sorted(
-        [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)] + [(m.start(), m.end(), True) for m in joined]
+        [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)]
+        + [(m.start(), m.end(), True) for m in joined]
     )
     spans, start = [], 0
     for cut_start, cut_end, joins in cuts:
