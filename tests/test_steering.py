@@ -1728,3 +1728,19 @@ def test_two_lists_in_two_parameters_are_called_in_every_pairing_unless_paired_i
     assert extra_call_cut(crossed, HERMES, dedupe=True, request=asked, fills_pair=fills_pair) is None
     again = written(*made, call("Bulls", 2020))  # a pair called already stays cut
     assert extra_call_cut(again, HERMES, dedupe=True, request=asked, fills_pair=fills_pair) == written(*made)
+
+
+def test_a_pairs_names_go_to_the_parameters_in_the_order_the_request_writes_them():
+    from toollab.models.local_mentions import in_written_order
+
+    score = ToolSpec(
+        "final_score",
+        "Score of the last match between two teams.",
+        {"type": "object", "properties": {"home": {"type": "string"}, "away": {"type": "string"}}},
+    )
+    swapped = ToolCall(id="a", name="final_score", arguments={"home": "Northfield United", "away": "Harbor City FC"})
+    (fixed,) = in_written_order([swapped], [score], "Who won Harbor City FC vs Northfield United?")
+    assert fixed.arguments == {"home": "Harbor City FC", "away": "Northfield United"}
+    # as written, or with no pair in the request, the call stays as it is
+    assert in_written_order([swapped], [score], "Who won Northfield United vs Harbor City FC?") == [swapped]
+    assert in_written_order([swapped], [score], "Who won between Harbor City FC and Northfield United?") == [swapped]

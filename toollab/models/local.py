@@ -37,6 +37,7 @@ from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
 from toollab.models.local_mentions import (
     ExpressionHint,
+    in_written_order,
     list_parameters,
     mentioned_required,
     others_choices,
@@ -305,7 +306,13 @@ class LocalModel:
             start += len(group)
         kept = [candidates[i][0] for i, _ in picks]
         generation, matcher = candidates[picks[0][0]]
-        message = joined([messages_out[i] for i, _ in picks]) if len(picks) > 1 else messages_out[picks[0][0]]
+        # each turn's calls with a pair's names in the order its request writes them (`in_written_order`)
+        picked = [messages_out[i] for i, _ in picks]
+        picked = [
+            m.model_copy(update={"tool_calls": in_written_order(m.tool_calls, tools, c.request)}) if m.tool_calls else m
+            for m, (_, _, c) in zip(picked, turns, strict=True)
+        ]
+        message = joined(picked) if len(picked) > 1 else picked[0]
         usage = Usage(
             input_tokens=sum(g.prompt_tokens for g in kept),
             output_tokens=sum(g.new_tokens for g, _ in candidates),

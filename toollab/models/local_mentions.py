@@ -348,6 +348,37 @@ def turned_down(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: s
     return [m for ms in missing for m in ms] if all(missing) else []
 
 
+# two names a pairing word joins: "Harbor City FC vs Northfield United", "Harborfront to Old Town"
+_PAIR_NAME = r"[A-Z][\w'.&-]*(?:\s+(?:&\s+|(?:of|on|de|la|the)\s+(?=[A-Z]))?[A-Z0-9][\w'.&-]*)*"
+_PAIRED = re.compile(rf"({_PAIR_NAME})\s+(?:vs\.?|versus|v\.?|against|to)\s+({_PAIR_NAME})")
+
+
+def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[ToolCall]:
+    """The calls with two string arguments that hold the two names of a pair the request writes ("Harbor City FC vs
+    Northfield United") in the order the tool lists its parameters, as the request writes them: SmolLM2 wrote
+    `final_score(home="Northfield United", away="Harbor City FC")` for "Who won Harbor City FC vs Northfield
+    United?". A pair's first name goes to the parameter listed first (home, origin, the first team)."""
+    pairs = [(a.strip().lower(), b.strip().lower()) for a, b in _PAIRED.findall(request)]
+    if not pairs:
+        return list(calls)
+    specs = {t.name: t for t in tools}
+    out = []
+    for call in calls:
+        arguments = call.args_or_raw()
+        spec = specs.get(call.name)
+        if spec is None or not isinstance(arguments, dict):
+            out.append(call)
+            continue
+        order = [p for p in (spec.parameters.get("properties") or {}) if isinstance(arguments.get(p), str)]
+        fixed = dict(arguments)
+        for i, first in enumerate(order):
+            for second in order[i + 1 :]:
+                if (str(fixed[second]).strip().lower(), str(fixed[first]).strip().lower()) in pairs:
+                    fixed[first], fixed[second] = fixed[second], fixed[first]
+        out.append(call if fixed == arguments else call.model_copy(update={"arguments": fixed}))
+    return out
+
+
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?![\d.,:/-]*\d)")  # 1,250.5, 2027-03-14, 18:45, 5 of 5cm
 _LISTED = re.compile(r"(?:[\w'-]+,\s+)+[\w'-]+,?\s+and\s+[\w'-]+")  # "fern, cactus and basil"
 _QUOTED = re.compile(r"""(?:^|(?<=[\s(\[]))['"]([^'"]{2,80})['"]""")
