@@ -166,6 +166,13 @@ def test_the_gate_scores_a_request_that_asks_several_things_by_its_best_fitting_
     assert relevance(joined, SPECS, "dense") < relevance(weather, SPECS, "dense")  # the other question dilutes it
     assert request_relevance(joined, SPECS, "dense") == pytest.approx(relevance(weather, SPECS, "dense"), abs=0.02)
     assert request_relevance(weather, SPECS, "dense") == relevance(weather, SPECS, "dense")  # one part: the same
+    # ... and by its best sentence: an aside dilutes the ask as another question does
+    aside = f"{weather} I found you through the Kestrel app."
+    assert (
+        relevance(aside, SPECS, "dense")
+        < request_relevance(aside, SPECS, "dense")
+        == relevance(weather, SPECS, "dense")
+    )
 
 
 def test_the_gate_scores_a_request_that_lists_things_by_its_first_item_too():
