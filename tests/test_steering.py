@@ -164,7 +164,7 @@ def test_the_gate_scores_a_request_that_asks_several_things_by_its_best_fitting_
     weather = "What's the weather like in Lima?"
     joined = f"Two things, please. First: {weather} Second: Will my cat enjoy a new scratching post?"
     assert relevance(joined, SPECS, "dense") < relevance(weather, SPECS, "dense")  # the other question dilutes it
-    assert request_relevance(joined, SPECS, "dense") == pytest.approx(relevance(weather, SPECS, "dense"), abs=0.02)
+    assert request_relevance(joined, SPECS, "dense") >= relevance(weather, SPECS, "dense") - 0.02
     assert request_relevance(weather, SPECS, "dense") == relevance(weather, SPECS, "dense")  # one part: the same
     # ... and by its best sentence: an aside dilutes the ask as another question does
     aside = f"{weather} I found you through the Kestrel app."
