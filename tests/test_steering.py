@@ -167,7 +167,7 @@ def test_the_gate_scores_a_request_that_asks_several_things_by_its_best_fitting_
     assert request_relevance(joined, SPECS, "dense") >= relevance(weather, SPECS, "dense") - 0.02
     assert request_relevance(weather, SPECS, "dense") == relevance(weather, SPECS, "dense")  # one part: the same
     # ... and by its best sentence: an aside dilutes the ask as another question does
-    aside = f"{weather} I found you through the Kestrel app."
+    aside = f"{weather} I am asking for my friend Juniper."
     assert (
         relevance(aside, SPECS, "dense")
         < request_relevance(aside, SPECS, "dense")
