@@ -66,6 +66,15 @@ from toollab.tools import ToolSpec
             "What is the GCD of 12 and 18 and the LCM of 4 and 6?",
             ["What is the GCD of 12 and 18?", "What is the LCM of 4 and 6?"],
         ),
+        # a case may open with a number where two values vary
+        (
+            "What's the total if I donate $50 with a 100% match, $75 with a 50% match, and $100 with a 25% match?",
+            [
+                "What's the total if I donate $50 with a 100% match?",
+                "What's the total if I donate $75 with a 50% match?",
+                "What's the total if I donate $100 with a 25% match?",
+            ],
+        ),
         # more cases joined by commas
         (
             "What will $250,000 be worth after 30 years at 5%, after 20 years at 4% and after 10 years at 3%?",
@@ -92,6 +101,7 @@ def test_cases_side_by_side_are_one_sentence_each(sentence: str, cases: list[str
         "What spacing do beans and lettuce need?",  # one item on each side: a list, not cases
         "What's the weather in Paris and Rome?",
         "Find a flight from Boston on March 14th, 2027 and return on March 20th, 2027.",
+        "Find the distance between 5 km north and 3 km east.",  # two ends of one distance
         # only glue words the same and lowercase words apart: two things asked, not one thing's cases
         "What's the tire pressure and the oil change interval for a Golf 2021?",
     ],

@@ -1751,3 +1751,18 @@ def test_a_pairs_names_go_to_the_parameters_in_the_order_the_request_writes_them
     # as written, or with no pair in the request, the call stays as it is
     assert in_written_order([swapped], [score], "Who won Northfield United vs Harbor City FC?") == [swapped]
     assert in_written_order([swapped], [score], "Who won between Harbor City FC and Northfield United?") == [swapped]
+
+
+def test_a_number_goes_on_past_its_point_only_as_the_source_writes_it(steered):
+    import torch
+
+    from toollab.models.local_steering import PENALTY, Grounding, _vocabulary
+
+    tokenizer = steered["on"].load().tokenizer
+    pieces = _vocabulary(tokenizer)
+    loan = Grounding(tokenizer, "A $250,000 loan at 3%, 4.25%, and 5% over 30 years?", "", 3.0, HERMES, "finish")
+    opened = '<tool_call>\n{"name": "loan", "arguments": {"annual_rate": '
+    for written, allowed, barred in (("4.", "2", "5"), ("4.2", "5", "0"), ("3.", "0", "5")):
+        logits = torch.zeros(len(tokenizer))
+        loan.bias(logits, [], opened + written)
+        assert logits[pieces[allowed]] > -PENALTY / 2 > logits[pieces[barred]], written

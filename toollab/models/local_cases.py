@@ -108,7 +108,13 @@ def _aligned(
         return False  # "the tire pressure and the oil change interval": two things asked, not one thing's cases
     # a case opens with the same word, or with a name, a date or a quoted span: "base 10 and height 5" and "sides
     # of 3 cm and 4 cm" are one ask's values
-    return pairs[0] == "same" or before[0].kind in ("value:name", "value:date", "value:quoted")
+    # ... or with a number where two values vary ("$75 with a 50% match, and $100 with a 25% match")
+    opening = ("value:name", "value:date", "value:quoted")
+    return (
+        pairs[0] == "same"
+        or before[0].kind in opening
+        or (before[0].kind == "value:number" and pairs.count("value") >= 2)
+    )
 
 
 def _labels(tools: Sequence[ToolSpec]) -> frozenset[str]:
@@ -341,7 +347,7 @@ def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
                 break
             cases.insert(0, rest[-size - 1 : -1])
             rest = rest[: -size - 1]
-        if len(cases) > MAX_CASES:
+        if len(cases) > MAX_CASES or (rest and _is(rest[-1], "between")):  # "between 5 km north and 3 km east"
             return [sentence]
         opening, closing = sentence[: cases[0][0].start], sentence[cases[-1][-1].end :]
         sentences = [opening + sentence[case[0].start : case[-1].end] + closing for case in cases]

@@ -343,6 +343,7 @@ def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
 
 
 _NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or array item) being written, so far
+_DECIMAL_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)\.(\d*)$""")  # ... past its decimal point
 _WRITTEN = re.compile(r""":(\s?(?:"[^"]*|[-\d.]*))$""")  # a value's JSON text so far, after its key's colon
 
 
@@ -457,6 +458,8 @@ class Grounding:
         self.request = request
         self.asked_numbers = set(_ANY_NUMBER.findall(without_separators(asked)))  # the request's alone
         self.whole_parts = {n.split(".")[0] for n in self.numbers}  # what a number's digits before its point are
+        # each number as written, and as a share of 100 (0.045 for 4.5%): how a number goes on past its point
+        self.decimal_forms = self.numbers | {str(float(n) / 100) for n in self.numbers}
         self.sources = {"all": self._source(tokenizer, everything), "results": self._source(tokenizer, results)}
         self.texts = {"all": everything, "results": results}
         self.text = everything
@@ -604,6 +607,8 @@ class Grounding:
         # before any bias: the model's wish; only where the text ends in a digit (the search scans the whole text)
         if text[-1:].isdigit() and (number := _NUMBER_VALUE.search(text)) is not None:
             self._go_on(logits, number.group(1).lstrip("-"), text)
+        elif (decimal := _DECIMAL_VALUE.search(text)) is not None:
+            self._decimals(logits, decimal.group(1).lstrip("-"), decimal.group(2), text)
         tokens, sequence = self.active
         if len(tokens):
             logits[tokens] += self.strength / 2
@@ -744,6 +749,19 @@ class Grounding:
             return
         for plain in going:
             logits[self.vocabulary[plain[len(digits)]]] += PENALTY
+
+    def _decimals(self, logits: Any, whole: str, decimals: str, text: str) -> None:
+        """A number that copies a source number's whole part goes on past its point only as a source number does
+        (or its share of 100), or with zeros ("4.0"): SmolLM2 wrote 4.5 for "at 3%, 4%, and 5%", and `founded`
+        turned the call down."""
+        if len(_QUOTE.findall(text)) % 2 or whole not in self.whole_parts:
+            return  # inside a string, or a number the source does not write
+        so_far = f"{whole}.{decimals}"
+        going = {n[len(so_far)] for n in self.decimal_forms if n.startswith(so_far) and len(n) > len(so_far)}
+        if set(decimals) <= {"0"}:
+            going.add("0")
+        logits[self.digits_go_on] -= PENALTY
+        logits[sorted(self.vocabulary[d] for d in going)] += PENALTY
 
     def _cue_opens(self, logits: Any, text: str) -> None:
         """A value opens with `strength` more on the first digit of the request's numbers cued for its parameter
