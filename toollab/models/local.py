@@ -32,7 +32,7 @@ from toollab.harness.request import CallPolicy, RequestParams
 from toollab.models import local_weights
 from toollab.models.demos import DemoPicker, with_demos
 from toollab.models.local_batch import CachePool, DecodeRow
-from toollab.models.local_cases import by_cases
+from toollab.models.local_cases import by_cases, first_items
 from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
 from toollab.models.local_mentions import (
@@ -370,10 +370,13 @@ class LocalModel:
             if select is not None:
                 own = [t for t in tools if t.name != params.finish]
                 chosen: Sequence[ToolSpec]
-                # an ask done again: the ask's tool; a part that lists several things of one tool (`by_tools`
-                # split off the others) too: among the tools `select` kept for "How much climbing is on Summit
-                # Path, Fern Gully Loop and Blue Lake Trail?", SmolLM2 called trail_grade
-                if part.tool_of is not None or not several or self.tool_parts is not None:
+                # an ask done again: the ask's tool; a part that writes a list of values (`by_tools` split off the
+                # asks for other tools) too: among the tools `select` kept for "How much climbing is on Summit
+                # Path, Fern Gully Loop and Blue Lake Trail?", SmolLM2 called trail_grade. A part several only by
+                # its commas keeps them ("Progress of Library Renewal toward $48,500, with the donor count": to
+                # MiniLM the donation tool fits it best)
+                listing = self.tool_parts is not None and first_items(part.request, own) != part.request
+                if part.tool_of is not None or not several or listing:
                     chosen = best_tool(part.tool_of or part.request, own)
                 else:
                     chosen = select(part.request, own)
