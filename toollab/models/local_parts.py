@@ -440,8 +440,11 @@ def joined(turns: Sequence[AssistantMessage]) -> AssistantMessage:
 _TOOL_JOIN = re.compile(
     r"(?:(?:,?\s+and(?:\s+(?:then|also))?|,?\s+as\s+well\s+as|,\s+plus|;|,\s+(?:then|also)"
     r"|,(?=\s+(?:what|how|which|who|where|when)\b))\s+"
-    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)|,\s+and\s+also\s+|,?\s+and\s+(?=(?:the|a|an)\s))"
+    r"(?=(?:if|" + _ASKS.pattern[3:-3] + r")\b)|,\s+and\s+also\s+|,\s+and\s+(?=(?:the|a|an)\s))"
 )
+# ... and a bare "and" before an article, after a piece that asks ("What's the tire pressure and the oil change
+# interval ...?", not "You decide on a problem that involves the LCM and the GCD of two numbers")
+_ASKED_JOIN = re.compile(r"\s+and\s+(?=(?:the|a|an)\s)")
 _ABOUT_WORD = re.compile(r"\s(?:for|of|on|in|at|about|with)\s", re.I)  # a word that says what an ask is about
 _AND_LEAD = re.compile(rf"^(?:And\s+)?(?:{_CONNECTIVE}\b[,:;]?\s*)?|^And\s+", re.I)  # "And then, ...", "And ..."
 _CONDITION = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[a-z]+)?,\s+)?if\b", re.I)  # "If I give ...", "After that, if ..."
@@ -459,14 +462,18 @@ def by_tools(parts: Sequence[Part], tools: Sequence[ToolSpec], floor: float) -> 
 
 
 def _pieces(text: str, tools: Sequence[ToolSpec] = ()) -> list[tuple[int, int, bool]]:
-    """Where `text`'s pieces start and end, cut at its sentence ends and its clause joins (`_TOOL_JOIN`, and "and"
-    before a word of a tool's name: "coworking spaces in Lisbon and cafes in the Alfama district"), and whether a
+    """Where `text`'s pieces start and end, cut at its sentence ends and its clause joins (`_TOOL_JOIN`; after a
+    piece that asks, a bare "and" before an article or a word of a tool's name: "Find coworking spaces in Lisbon and
+    cafes in the Alfama district"), and whether a
     join follows the piece (a clause joined to an ask is one: "Monthly payment for $240,000 over 15 years and how
     much interest ...?")."""
     joined = list(_TOOL_JOIN.finditer(text))
+    asked = list(_ASKED_JOIN.finditer(text))  # joins only after a piece that asks
     if words := sorted({w for t in tools for w in name_words(t.name.rsplit(".", 1)[-1]) if len(w) >= 4}):
         named = re.compile(r",?\s+and\s+(?=(?:" + "|".join(map(re.escape, words)) + r")\w*\b)", re.I)
-        joined += [m for m in named.finditer(text) if not any(j.start() <= m.start() < j.end() for j in joined)]
+        asked += named.finditer(text)
+    joined += [m for m in asked if not any(j.start() <= m.start() < j.end() for j in joined)]
+    weak = {m.start() for m in asked}
     cuts = sorted(
         [(m.start(), m.end(), False) for m in SENTENCE_END.finditer(text)]
         + [(m.start(), m.end(), True) for m in joined]
@@ -477,6 +484,8 @@ def _pieces(text: str, tools: Sequence[ToolSpec] = ()) -> list[tuple[int, int, b
             continue
         if joins and _CONDITION.match(text[start:cut_start]) and text[cut_start] == ",":
             continue  # the question of a condition
+        if cut_start in weak and not _asks(_AND_LEAD.sub("", text[start:cut_start].strip())):
+            continue
         spans.append((start, cut_start, joins))
         start = cut_end
     spans.append((start, len(text), False))
