@@ -351,8 +351,9 @@ class LocalModel:
     ) -> list[tuple[str, RequestParams, TurnContext]]:
         """The prompts this turn decodes, with their requests: its own, or under `decompose`, for a first calling
         turn whose request asks several things (`request_parts`), one per part, each part shown as the whole
-        request. With the policy's `select` on, a part is shown the one tool that fits it best; one that asks one
-        thing makes one call, one that lists several things may make several."""
+        request. With the policy's `select` on, a part that asks one thing is shown the one tool that fits it best
+        and makes one call; one that may ask several things gets the tools `select` keeps for it, unless it writes
+        a list of values and the parts are split by their tools (`tool_parts`): then its one best tool too."""
         whole = [(prompt, params, context)]
         calling = params.tool_choice not in ("auto", "none") and params.tool_choice != params.finish
         if not (self.decompose and calling and params.parallel and params.tools) or context.results:

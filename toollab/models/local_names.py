@@ -1,6 +1,6 @@
 """The words of a parameter's name, and when two words share a stem: how the steering tells that a request names a
 parameter (`named_optionals`) or writes its kind beside a value ("the Rosewood finish"); and the words that hold a
-sentence together, which are never a value."""
+sentence together, which are never a value; and the tools' one-word choices ("beginner", "feet")."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ _WOULD = re.compile(
 class Value:
     """A value as a request writes it: its kind, its span, and the words around it that tell what it is."""
 
-    kind: str  # "quoted", "name" or "number"
+    kind: str  # "quoted", "name", "number" or "choice" (a tool's one-word choice; its cues are its parameters)
     start: int
     end: int
     cues: frozenset[str]
