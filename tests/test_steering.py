@@ -340,7 +340,10 @@ def test_an_optional_parameter_the_request_names_becomes_required_for_the_gramma
     asked = "A ride from Lima with a maximum cost of $50, an SUV if they have one; any type of room"
     assert mentioned_required(ride, asked).parameters["required"] == ["source", "max_cost", "car", "roomType"]
     assert ride.parameters["required"] == ["source"]  # the tool itself is unchanged
-    assert mentioned_required(ride, "A ride from Lima") is ride
+    alone = mentioned_required(ride, "A ride from Lima").parameters  # an optional choice it names none of: left out
+    assert (
+        "car" not in alone["properties"] and alone["required"] == ["source"] and "car" in ride.parameters["properties"]
+    )
     assert names("acceleration", {}, "an acceleeration of 9.8") and names("event_type", {}, "war events")
     assert not names("type", {}, "any type") and not names("date", {}, "next month (April 2022)")
     assert not names("car", {"enum": ["SUV"]}, "a SUVs-only lot")  # enum values as whole words
@@ -373,7 +376,8 @@ def test_a_flag_the_request_names_takes_the_value_it_says_for_the_grammar():
     assert grammar["properties"]["include_precipitation"] == {"type": "boolean", "enum": [False]}
     assert grammar["properties"]["hourly"] == {"type": "boolean", "enum": [True]}
     assert forecast.parameters["properties"]["hourly"] == {"type": "boolean"}  # the tool itself is unchanged
-    assert mentioned_required(forecast, "Forecast for Lima") is forecast
+    alone = mentioned_required(forecast, "Forecast for Lima").parameters  # an optional flag it does not name: left out
+    assert list(alone["properties"]) == ["city", "hourly"] and alone["required"] == ["city", "hourly"]
 
 
 def test_a_place_parameter_whose_description_asks_its_region_is_found():
