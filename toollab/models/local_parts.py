@@ -464,9 +464,8 @@ def by_tools(parts: Sequence[Part], tools: Sequence[ToolSpec], floor: float) -> 
 def _pieces(text: str, tools: Sequence[ToolSpec] = ()) -> list[tuple[int, int, bool]]:
     """Where `text`'s pieces start and end, cut at its sentence ends and its clause joins (`_TOOL_JOIN`; after a
     piece that asks, a bare "and" before an article or a word of a tool's name: "Find coworking spaces in Lisbon and
-    cafes in the Alfama district"), and whether a
-    join follows the piece (a clause joined to an ask is one: "Monthly payment for $240,000 over 15 years and how
-    much interest ...?")."""
+    cafes in the Alfama district"), and whether a join follows the piece (a clause joined to an ask is one:
+    "Monthly payment for $240,000 over 15 years and how much interest ...?")."""
     joined = list(_TOOL_JOIN.finditer(text))
     asked = list(_ASKED_JOIN.finditer(text))  # joins only after a piece that asks
     if words := sorted({w for t in tools for w in name_words(t.name.rsplit(".", 1)[-1]) if len(w) >= 4}):
