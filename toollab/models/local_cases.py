@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toollab.models.local_dates import date_spans
-from toollab.models.local_names import GLUE_WORDS, choice_words, name_words
+from toollab.models.local_names import GLUE_WORDS, NAME, choice_words, name_words
 from toollab.models.local_numbers import RESPECTIVELY, SAID
 from toollab.models.local_parts import MAX_PARTS, SENTENCE_END, Part, lists_several
 from toollab.tools import ToolSpec
@@ -38,7 +38,7 @@ from toollab.tools import ToolSpec
 MAX_CASES = 4  # like MAX_PARTS: BFCL's parallel items ask 2 to 4 things
 _QUOTED = re.compile(r"""(?<![\w'])(?:'[^']{1,80}'|"[^"]{1,80}")(?![\w'])""")
 _NUMBER = re.compile(r"[$€£]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)%?")
-_NAME = re.compile(r"[A-Z][\w'.&-]*(?:\s+(?:&\s+|(?:of|on|de|la|the)\s+(?=[A-Z]))?[A-Z0-9][\w'.&-]*)*")
+_NAME = re.compile(NAME)
 _WORD = re.compile(r"[A-Za-z][\w'-]*|[,;:]")
 # What may come between "and" and the second case: "and also after 20 years", "and another with 48,200 people"
 _FILLERS = frozenset({"also", "then", "another", "for"})
@@ -194,19 +194,26 @@ def _lists(tokens: list[_Token], choices: Mapping[str, frozenset[str]]) -> list[
 _PAIRING = frozenset({"to", "vs", "versus", "against"})
 
 
+def _pairs_around(tokens: list[_Token], first: int, end: int) -> tuple[bool, bool]:
+    """Whether a name and a pairing word come right before the list from token `first` to `end` (past its last),
+    and whether a pairing word and a name come right after it ("Harbor City FC vs ...", "... against Northfield
+    United")."""
+    before, after = tokens[max(0, first - 2) : first], tokens[end : end + 2]
+    return (
+        len(before) == 2 and before[0].kind == "value:name" and before[1].text.lower() in _PAIRING,
+        len(after) == 2 and after[1].kind == "value:name" and after[0].text.lower() in _PAIRING,
+    )
+
+
 def _names_joined(tokens: list[_Token], first: int, end: int) -> bool:
     """Whether a list of names from token `first` to `end` (past its last) holds names of pairs, not a list of
     them: "Lisbon, Portugal and Oslo, Norway" (places and their regions), "Harborfront to Old Town and Saltcove to
-    Gull Point" (routes), "A vs B and C vs D"; not "A and B against C"."""
+    Gull Point" (routes), "A vs B and C vs D"; not "A and B against C" (a pairing word on one side only: the list's
+    items each pair with one name, `paired_sentences`)."""
     after = tokens[end : end + 2]
-    before = tokens[max(0, first - 2) : first]
-    named_after = len(after) == 2 and after[1].kind == "value:name"
-    named_before = len(before) == 2 and before[0].kind == "value:name"
-    if named_after and _is(after[0], ","):
+    if len(after) == 2 and after[1].kind == "value:name" and _is(after[0], ","):
         return True
-    # a pairing word on both sides; on one side, the list's items each pair with one name: "the score of Harbor City
-    # FC and Riverside Rovers against Northfield United" is two matches
-    return named_after and named_before and after[0].text.lower() in _PAIRING and before[1].text.lower() in _PAIRING
+    return all(_pairs_around(tokens, first, end))
 
 
 def _with_items(sentence: str, lists: list[list[tuple[int, int]]], k: int) -> str:
@@ -307,9 +314,7 @@ def paired_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]
         return [sentence]
     end = next(i for i, t in enumerate(tokens) if t.end >= lists[0][-1][1]) + 1
     first = next(i for i, t in enumerate(tokens) if t.start >= lists[0][0][0])
-    after, before = tokens[end : end + 2], tokens[max(0, first - 2) : first]
-    pairs_after = len(after) == 2 and after[0].text.lower() in _PAIRING and after[1].kind == "value:name"
-    pairs_before = len(before) == 2 and before[1].text.lower() in _PAIRING and before[0].kind == "value:name"
+    pairs_before, pairs_after = _pairs_around(tokens, first, end)
     if tokens[first].kind != "value:name" or pairs_after == pairs_before:
         return [sentence]
     end_mark = sentence.rstrip()[-1:] if sentence.rstrip()[-1:] in ".?!" else ""

@@ -28,7 +28,7 @@ from toollab.harness.messages import Message, ToolCall, last_request, results_si
 from toollab.harness.request import RequestParams
 from toollab.models.local_cues import cued_numbers
 from toollab.models.local_dates import DIGIT_DATE, said_dates, written_as_asked
-from toollab.models.local_names import GLUE_WORDS, name_words, same_stem
+from toollab.models.local_names import GLUE_WORDS, NAME, name_words, same_stem
 from toollab.models.local_numbers import (
     LIST_SEPARATOR,
     PLAIN_NUMBER,
@@ -349,8 +349,7 @@ def turned_down(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: s
 
 
 # two names a pairing word joins: "Harbor City FC vs Northfield United", "Harborfront to Old Town"
-_PAIR_NAME = r"[A-Z][\w'.&-]*(?:\s+(?:&\s+|(?:of|on|de|la|the)\s+(?=[A-Z]))?[A-Z0-9][\w'.&-]*)*"
-_PAIRED = re.compile(rf"({_PAIR_NAME})\s+(?:vs\.?|versus|v\.?|against|to)\s+({_PAIR_NAME})")
+_PAIRED = re.compile(rf"({NAME})\s+(?:vs\.?|versus|v\.?|against|to)\s+({NAME})")
 
 
 def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[ToolCall]:

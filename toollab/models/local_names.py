@@ -22,6 +22,9 @@ GLUE_WORDS = frozenset(
         "would", "you", "your"
     }
 )  # fmt: skip
+# A name of capitalised words (or numbers after its first), joined by "&" or a lowercase particle before a capital:
+# "Harbor City FC", "Spoke & Chain", "Meals on Wheels", "Model 3" (`local_cases`' tokens, `in_written_order`'s pairs)
+NAME = r"[A-Z][\w'.&-]*(?:\s+(?:&\s+|(?:of|on|de|la|the)\s+(?=[A-Z]))?[A-Z0-9][\w'.&-]*)*"
 PREFIX = 5  # two words share a stem when one begins the other or they share this many first letters
 _WORD = re.compile(r"[a-z0-9]+")
 
