@@ -181,12 +181,13 @@ def _place(value: Value, places: list[Value]) -> Value | None:
     return same[scores.index(best)]
 
 
-# Each kind of value, and a list of them ("Summit Path and Blue Lake Trail"): the pattern again after a join, its
-# groups renamed (a name may be used once in a pattern)
-_LISTED = [
-    (kind, re.compile(rf"(?:{pattern})(?:{_JOIN}(?:{pattern.replace('?P<', '?P<_')}))*"))
-    for kind, pattern in (("quoted", _QUOTED), ("name", _NAME), ("number", _NUMBER))
-]
+def _listed(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A value of the pattern's kind, or a list of them ("Summit Path and Blue Lake Trail"): the pattern again after
+    a join, its groups renamed (a name may be used once in a pattern)."""
+    return re.compile(rf"(?:{pattern})(?:{_JOIN}(?:{pattern.replace('?P<', '?P<_')}))*", flags)
+
+
+_LISTED = [(kind, _listed(pattern)) for kind, pattern in (("quoted", _QUOTED), ("name", _NAME), ("number", _NUMBER))]
 
 
 def _choice_pattern(choices: Mapping[str, frozenset[str]]) -> str:
@@ -204,7 +205,7 @@ def _values(text: str, opening: int = -1, choices: Mapping[str, frozenset[str]] 
     taken = [False] * len(text)
     chosen = choices or {}
     choice = _choice_pattern(chosen)
-    listed_choices = ("choice", re.compile(rf"(?:{choice})(?:{_JOIN}(?:{choice}))*", re.I))
+    listed_choices = ("choice", _listed(choice, re.I))
     for kind, listed in [*_LISTED, listed_choices]:
         for match in listed.finditer(text):
             start, end = match.span()
