@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toollab.models.local_cases import (
+    bracketed_sentences,
     by_cases,
     case_sentences,
     choice_sentences,
@@ -299,3 +300,28 @@ def test_two_lists_of_different_sorts_cross(sentence: str, cases: list[str]) -> 
 )
 def test_lists_that_may_not_cross_are_left_whole(sentence: str) -> None:
     assert crossed_sentences(sentence, [_COURSE]) == [sentence]
+
+
+def _arrays_tool(name: str, *arrays: str) -> ToolSpec:
+    properties = {a: {"type": "array", "items": {"type": "number"}, "description": a} for a in arrays}
+    return ToolSpec(name=name, description=name, parameters={"type": "object", "properties": properties})
+
+
+def test_a_list_in_brackets_is_one_value_and_lists_of_them_are_one_case_each_for_a_tool_of_one_array() -> None:
+    # read number by number, "[7, 3, 9] and of [2, 8, 6, 1]" made the cases "[7, 3, 9, 1]" and "[2, 8, 6, 1]"
+    median = [_arrays_tool("median_of", "values")]
+    assert case_sentences("Find the median of [7, 3, 9] and of [2, 8, 6, 1].", median) == [
+        "Find the median of [7, 3, 9].",
+        "Find the median of [2, 8, 6, 1].",
+    ]
+    determinant = [_arrays_tool("matrix_determinant", "matrix")]
+    assert bracketed_sentences("Find the determinants of [[1, 2], [3, 4]] and [[0, 1], [1, 0]].", determinant) == [
+        "Find the determinants of [[1, 2], [3, 4]].",
+        "Find the determinants of [[0, 1], [1, 0]].",
+    ]
+    # a tool that takes two arrays may take both lists in one call
+    two = [_arrays_tool("two_sample_test", "group_a", "group_b")]
+    compare = "Compare the groups [5.1, 4.9, 5.6] and [6.2, 6.0, 6.6]."
+    assert case_sentences(compare, two) == [compare]
+    one = "Compute the median of [4, 9, 7, 9, 3]."
+    assert case_sentences(one, median) == [one]

@@ -820,6 +820,38 @@ def test_a_string_value_opens_with_a_word_and_does_not_close_after_a_separator(s
     assert logits[tokenizer(">", add_special_tokens=False)["input_ids"][0]] > -PENALTY / 2
 
 
+def test_number_lists_are_the_requests_lists_of_numbers_in_brackets_flat_or_nested():
+    from toollab.models.local_steering import number_lists
+
+    assert number_lists("the median of [7, 3, 9.5] and of [[1, 2], [3, 4]]") == [
+        "[7, 3, 9.5]", "[7,3,9.5]", "[[1, 2], [3, 4]]", "[[1,2],[3,4]]", "[1, 2]", "[1,2]", "[3, 4]", "[3,4]",
+    ]  # fmt: skip
+    assert number_lists("pick [a, b], [1, [2]] or []") == []
+
+
+def test_an_array_that_copies_a_list_of_the_request_goes_on_as_it_does_and_closes_at_its_end(steered):
+    # SmolLM2 wrote [7, 3, 9, 1] for "[7, 3, 9] and [2, 8, 6, 1]", and closed a list whose numbers come again
+    # ("[1, 2, 2, 3, 3, 3, 4, 4, 4, 4]") where the loop guard barred its next number
+    import torch
+
+    from toollab.models.local_steering import PENALTY, Grounding
+
+    tokenizer = steered["on"].load().tokenizer
+    grounding = Grounding(tokenizer, "Median of [7, 3, 9] and [1, 2, 2, 2, 2, 2, 3]?", "", 3.0, HERMES, "finish")
+
+    def allowed(text: str, piece: str) -> bool:
+        logits = torch.zeros(len(tokenizer))
+        grounding.bias(logits, [], '<tool_call>\n{"name": "median", "arguments": {"values": ' + text)
+        (token,) = tokenizer(piece, add_special_tokens=False)["input_ids"][:1]
+        return bool(logits[token] > -PENALTY / 2)
+
+    assert allowed("[", "1") and allowed("[", "7") and allowed("[", "5")  # a list is chosen by its first number
+    assert allowed("[7, 3, 9", "]") and not allowed("[7, 3, 9", ",")
+    assert grounding.copying  # the loop guards stand aside
+    assert allowed("[1, 2, 2, 2, 2", ",") and not allowed("[1, 2, 2, 2, 2", "]")
+    assert allowed("[5, 6", ",") and allowed("[5, 6", "]") and not grounding.copying  # a list of its own
+
+
 @pytest.mark.slow
 def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
     # SmolLM2 writes `{"` as one token after `"arguments":`, so a call's opening is seen wherever the text goes on

@@ -249,7 +249,8 @@ class DecodeRow:
         model = self.model
         if self.steer is not None:
             self.steer.bias(logits, self.generated, self.text)
-        if model.loop_guard:
+        copying = self.steer is not None and self.steer.copying  # a list the request writes: no loop guard
+        if model.loop_guard and not copying:
             again = same_again(self.generated, self.failed)
             for looping in (loop_token(self.generated), repeat_token(self.generated, self._structural), again):
                 if looping is not None:

@@ -37,6 +37,8 @@ from toollab.tools import ToolSpec
 
 MAX_CASES = 4  # like MAX_PARTS: BFCL's parallel items ask 2 to 4 things
 _QUOTED = re.compile(r"""(?<![\w'])(?:'[^']{1,80}'|"[^"]{1,80}")(?![\w'])""")
+# a list written in brackets, one level of brackets inside it allowed ("[7, 3, 9]", "[[1, 2], [3, 4]]")
+_BRACKETED = re.compile(r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]")
 _NUMBER = re.compile(r"[$€£]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)%?")
 _NAME = re.compile(NAME)
 _WORD = re.compile(r"[A-Za-z][\w'-]*|[,;:]")
@@ -46,22 +48,24 @@ _FILLERS = frozenset({"also", "then", "another", "for"})
 
 @dataclass(frozen=True)
 class _Token:
-    kind: str  # "value:number", "value:date", "value:quoted", "value:name", "word" or "mark"
+    kind: str  # "value:number", "value:date", "value:list", "value:quoted", "value:name", "word" or "mark"
     text: str
     start: int
     end: int
 
 
 def _tokens(sentence: str) -> list[_Token]:
-    """The sentence's tokens: a value (a date, a quoted span, a number with its currency or percent sign, a
-    capitalised name that does not open a sentence) is one token; words are compared lowercased."""
+    """The sentence's tokens: a value (a date, a list in brackets, a quoted span, a number with its currency or
+    percent sign, a capitalised name that does not open a sentence) is one token; words are compared lowercased.
+    "[7, 3, 9] and [2, 8, 6, 1]" are two values: read item by item, the first case took the second's last item."""
     taken: list[tuple[int, int, str]] = [(a, b, "value:date") for a, b in date_spans(sentence)]
     opens = {0} | {m.end() for m in SENTENCE_END.finditer(sentence)}
 
     def free(a: int, b: int) -> bool:
         return not any(a < e and s < b for s, e, _ in taken)
 
-    for pattern, kind in ((_QUOTED, "value:quoted"), (_NUMBER, "value:number"), (_NAME, "value:name")):
+    patterns = ((_BRACKETED, "value:list"), (_QUOTED, "value:quoted"), (_NUMBER, "value:number"), (_NAME, "value:name"))
+    for pattern, kind in patterns:
         masked = "".join(" " if not free(i, i + 1) else ch for i, ch in enumerate(sentence))  # a name ends at a date
         for m in pattern.finditer(masked):
             start = m.start()
@@ -109,7 +113,7 @@ def _aligned(
     # a case opens with the same word, or with a name, a date or a quoted span: "base 10 and height 5" and "sides
     # of 3 cm and 4 cm" are one ask's values
     # ... or with a number where two values vary ("$75 with a 50% match, and $100 with a 25% match")
-    opening = ("value:name", "value:date", "value:quoted")
+    opening = ("value:name", "value:date", "value:quoted", "value:list")
     return (
         pairs[0] == "same"
         or before[0].kind in opening
@@ -322,12 +326,32 @@ def paired_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]
     return [case if case[-1:] in ".?!" else case + end_mark for case in cases]  # "Rome." is a name with its point
 
 
+def bracketed_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
+    """The sentence once per item where the one list it writes lists lists in brackets ("the determinants of [[1,
+    2], [3, 4]] and [[0, 1], [1, 0]]") and no offered tool takes two arrays, which they could be the two of ("Compare
+    the groups [5.1, 4.9] and [6.2, 6.0]" is one call); the sentence alone otherwise. SmolLM2 wrote the two matrices
+    as one."""
+    tokens = _tokens(sentence)
+    lists = _lists(tokens, choice_words(tools))
+    if len(lists) != 1 or len(lists[0]) > MAX_CASES or any(_arrays(tool) > 1 for tool in tools):
+        return [sentence]
+    if not all(re.fullmatch(_BRACKETED, sentence[a:b]) for a, b in lists[0]):
+        return [sentence]
+    return [_with_items(sentence, lists, k) for k in range(len(lists[0]))]
+
+
+def _arrays(tool: ToolSpec) -> int:
+    properties = tool.parameters.get("properties") or {}
+    return sum(isinstance(s, dict) and s.get("type") == "array" for s in properties.values())
+
+
 def case_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[str]:
     """The sentence once per case it states side by side, pairs in order with "respectively"
     (`respective_sentences`), lists as choices of one parameter (`choice_sentences`), crosses with another list
-    (`crossed_sentences`) or pairs with one name (`paired_sentences`), each case between what comes before the
+    (`crossed_sentences`), pairs with one name (`paired_sentences`) or lists lists in brackets
+    (`bracketed_sentences`), each case between what comes before the
     first and after the last; the sentence alone when it states none (or more than MAX_CASES)."""
-    for reading in (respective_sentences, choice_sentences, crossed_sentences, paired_sentences):
+    for reading in (respective_sentences, choice_sentences, crossed_sentences, paired_sentences, bracketed_sentences):
         if len(read := reading(sentence, tools)) > 1:
             return read
     tokens = _tokens(sentence)

@@ -345,6 +345,32 @@ def comma_tokens(tokenizer: Any) -> tuple[int, ...]:
 _NUMBER_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)$""")  # a number value (or array item) being written, so far
 _DECIMAL_VALUE = re.compile(r"""(?:[:\[]|,)\s?(-?\d+)\.(\d*)$""")  # ... past its decimal point
 _WRITTEN = re.compile(r""":(\s?(?:"[^"]*|[-\d.]*))$""")  # a value's JSON text so far, after its key's colon
+_NUMBERS_IN_BRACKETS = re.compile(r"\[[-\d\s,.\[\]]*\]")  # a list in brackets of numbers only, lists of them too
+# an array value being written, of numbers and brackets only, from its key's colon
+_ARRAY_VALUE = re.compile(r":\s?(\[[-\d\s,.\[\]]*)$")
+
+
+def number_lists(source: str) -> list[str]:
+    """The JSON texts of the lists of numbers, or lists of such lists, that `source` writes in brackets ("the
+    readings [4, 9, 7, 9, 3]", "the matrix [[2, 1], [5, 3]]"), each with and without spaces after its commas: an
+    array that copies one is pinned to it once its first number is written (`Grounding._copy_list`)."""
+    found: list[str] = []
+    for opening in (m.start() for m in re.finditer(r"\[", source)):
+        depth = 0
+        for end in range(opening, len(source)):
+            depth += {"[": 1, "]": -1}.get(source[end], 0)
+            if depth == 0:
+                break
+        written = _NUMBERS_IN_BRACKETS.fullmatch(source, opening, end + 1)
+        try:
+            value = json.loads(written.group()) if written is not None else None
+        except ValueError:
+            continue
+        flat = isinstance(value, list) and len(value) > 1 and all(isinstance(x, (int, float)) for x in value)
+        nested = isinstance(value, list) and all(isinstance(x, list) and x for x in value)
+        if value and (flat or (nested and all(isinstance(y, (int, float)) for x in value for y in x))):
+            found += [json.dumps(value), json.dumps(value, separators=(",", ":"))]
+    return list(dict.fromkeys(found))
 
 
 def value_forms(value: Any) -> list[str]:
@@ -477,6 +503,8 @@ class Grounding:
         self.digits_go_on = torch.tensor(digit_going_on_tokens(tokenizer), dtype=torch.long)
         self.closing = torch.tensor(closing, dtype=torch.long)
         self.dated = re.search(_DATE, everything) is not None  # `_date_follows` has something to find
+        self.number_lists = number_lists(everything)
+        self.copying = False  # whether this step's token goes on copying one of them (`_copy_list`)
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
         self.active = self.sources["all"]
@@ -634,6 +662,9 @@ class Grounding:
             logits[self.bad_openings[1]] -= PENALTY
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
             logits[self.bad_openings[2]] -= PENALTY
+        self.copying = False
+        if self.number_lists and (array := _ARRAY_VALUE.search(text)) is not None:
+            self.copying = self._copy_list(logits, array.group(1))
         if runaway_item(text, self.lowered):  # a list that takes an item again, or one from nowhere, ends here
             logits[self.commas] -= PENALTY
         if self.markup is not None and (opening is not None or inside):
@@ -679,6 +710,22 @@ class Grounding:
         found = continuing(naming.group(1), forms, self.vocabulary) if forms else None
         if found is not None and found[0]:
             logits[sorted(found[0])] += NAME_BIAS * self.strength
+
+    def _copy_list(self, logits: Any, written: str) -> bool:
+        """An array value that has written the first number of a list the source writes in brackets (`number_lists`),
+        and goes on as that list does, copies it to its end and closes there: SmolLM2 wrote [7, 3, 9, 1] for "[7, 3,
+        9] and [2, 8, 6, 1]", [[1, 2], [3, 4], [0, 1], [1, 0]] for two matrices, and left numbers out of a long list
+        whose numbers come twice ("[1, 2, 2, 3, 3, 3, 4, 4, 4, 4]"). Whether it is copying one (`copying`: the loop
+        guards stand aside, as a list's numbers may come again and again)."""
+        if "," not in written:
+            return False  # the first number may still go on: a list is chosen by its first number
+        found = continuing(written, self.number_lists, self.vocabulary)
+        if found is None or not found[0]:
+            return False
+        barred = self._torch.ones(logits.shape[-1], dtype=self._torch.bool)
+        barred[sorted(found[0])] = False
+        logits[barred] -= PENALTY
+        return True
 
     def _pin(self, logits: Any, text: str, forms: list[str]) -> None:
         """A pinned value is written as one of `forms`: only the tokens that go on towards one of them, and, once it

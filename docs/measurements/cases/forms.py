@@ -2,7 +2,8 @@
 dev set's generator does not write ("as well as", "what about ...", cases side by side, a question joined by
 "and"): each line of forms.jsonl is a request, and the calls it wants (tool, arguments). A turn is right when it
 makes as many calls as wanted and each wanted call is among them (numbers compared as numbers; arguments not
-listed are not checked). None of it comes from BFCL.
+listed are not checked). A line may bring its own tools, written by hand ("functions"), for shapes no dev tool has
+(a list of numbers). None of it comes from BFCL.
 
     .venv/bin/python docs/measurements/cases/forms.py docs/measurements/cases/forms.jsonl
     PYTHONPATH=/path/to/other/checkout .venv/bin/python docs/measurements/cases/forms.py ...   # another revision
@@ -49,7 +50,9 @@ async def main(path: str) -> None:
         rows = [json.loads(line) for line in lines]
     right = 0
     for row in rows:
-        tools = tool_set([docs[name] for name in dict.fromkeys(t for t, _ in row["want"])], keep_dots=False)
+        # the dev set's tools by name, or tools written by hand with the row ("functions", BFCL's shape)
+        wanted = [docs[name] for name in dict.fromkeys(t for t, _ in row["want"])] if "functions" not in row else []
+        tools = tool_set(row.get("functions", wanted), keep_dots=False)
         params = policy.params(tools.specs, after_results=False, request=row["request"])
         reply = await model.request([UserMessage(content=row["request"])], params)
         calls = list(reply.message.tool_calls)
