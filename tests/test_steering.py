@@ -852,6 +852,35 @@ def test_an_array_that_copies_a_list_of_the_request_goes_on_as_it_does_and_close
     assert allowed("[5, 6", ",") and allowed("[5, 6", "]") and not grounding.copying  # a list of its own
 
 
+def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_whole_list_ends(steered):
+    # SmolLM2 wrote "oatments" for "oats" (an array's item had none of a value's copying), "spring-picnic" for "the
+    # Spring Picnic" (opened in lowercase, its copy left the source's tokens), and ["Lisbon", "Porto", "Faro", "Lisbon"]
+    from functools import partial
+
+    import torch
+
+    from toollab.models.local_mentions import holds_whole_list
+    from toollab.models.local_steering import PENALTY, Grounding
+
+    tokenizer = steered["on"].load().tokenizer
+    request = "Price oats and honey for the Spring Picnic, and compare Lisbon, Porto and Faro."
+    whole = partial(holds_whole_list, request=request)
+    grounding = Grounding(tokenizer, request, "", 3.0, HERMES, "finish", whole_list=whole)
+    start = '<tool_call>\n{"name": "shop", "arguments": {'
+
+    def logit(text: str, piece: str) -> float:
+        logits = torch.zeros(len(tokenizer))
+        grounding.bias(logits, [], start + text)
+        return float(logits[tokenizer(piece, add_special_tokens=False)["input_ids"][0]])
+
+    assert logit('"items": ["oat', "s") > logit('"items": ["oat', "ments") + 3.0
+    assert logit('"event": "', "spring") < -PENALTY / 2 < logit('"event": "', "Spring")
+    assert logit('"items": ["', "spring") < -PENALTY / 2 and logit('"items": ["', "oat") > -PENALTY / 2
+    assert logit('"cities": ["Lisbon", "Porto"', ",") > -PENALTY / 2
+    assert logit('"cities": ["Lisbon", "Porto", "Faro"', ",") < -PENALTY / 2
+    assert logit('"cities": ["Lisbon", "Porto", "Faro"', "]") > -PENALTY / 2
+
+
 @pytest.mark.slow
 def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
     # SmolLM2 writes `{"` as one token after `"arguments":`, so a call's opening is seen wherever the text goes on

@@ -588,6 +588,14 @@ def unlisted(calls: Sequence[ToolCall], request: str) -> list[str]:
     return items_left(list(dict.fromkeys(siblings)), calls, request)
 
 
+def holds_whole_list(items: Sequence[str], request: str) -> bool:
+    """Whether an array's string `items` hold its first item's list in the request whole (`listed_with`; an item may
+    go on past a sibling's word: "wool hat" for "wool"): the array ends there (`runaway_item`)."""
+    siblings = listed_with(items[0], request) if items else []
+    held = [i.lower() for i in items[1:]]
+    return bool(siblings) and all(any(h == s or h.startswith(s + " ") for h in held) for s in siblings)
+
+
 def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list[str]]:
     """The parameters whose values the calls took from a list of the request, and that list's items no call holds
     yet as the request spells them: what the next call of the turn should take (`Grounding` favours them there)."""

@@ -227,6 +227,7 @@ _ITEM_NEXT = re.compile(r"""[\[{,]\s?$""")  # where an array's next item or an o
 # the parameter whose value is being written (SmolLM2 writes `"include_donor_count" : true` at times)
 _KEY = re.compile(r""""([^"]+)"\s*:\s?(?:"[^"]*|[-\d.]*)$""")
 _INSIDE = re.compile(r""":\s?"([^"\\]*)$""")  # inside a string value (and what it holds so far)
+_ITEM_INSIDE = re.compile(r"""(?:^|,)\s?"([^"\\]*)$""")  # ... or an array's string item, in what the array holds
 _SEPARATED = re.compile(r"""[\s,;:]$""")  # ... that ends in a space or a separator
 NAME_BIAS = 3  # times `strength` for the name of a tool a list's items are left of
 COPY_CONTEXT = 4  # tokens of context that decide what a copy goes on with
@@ -304,12 +305,13 @@ def capital_tokens(tokenizer: Any) -> tuple[int, ...]:
     return tuple(i for i, t in enumerate(token_texts(tokenizer)) if t[:1].isupper())
 
 
-def runaway_item(text: str, source: str) -> bool:
+def runaway_item(text: str, source: str, whole: Callable[[list[str]], bool] | None = None) -> bool:
     """Whether `text` has just closed, or is writing, a string item of an array that the array holds already, or,
     past its second item, one that shares no word with `source` (the request and the results, lowercased): SmolLM2
     ran on with `"Stranger Things", "Stranger Things", ..., "defaultValue23"` and `"dinner", "dinner.com",
     "household", "household.serve", ...` to the end of the budget. A number may come twice (data: grades), a string
-    item not."""
+    item not. Given `whole` (`local_mentions.holds_whole_list`), also where the items hold every item of a list of
+    the request: SmolLM2 wrote ["Lisbon", "Porto", "Faro", "Lisbon"] for "Lisbon, Porto and Faro"."""
     array = _OPEN_ARRAY.search(text)
     held = array.group(1).rstrip() if array is not None else ""
     if len(_QUOTE.findall(held)) % 2:  # inside an item: judged as if it closed now (`",` is one token)
@@ -320,7 +322,8 @@ def runaway_item(text: str, source: str) -> bool:
     if len(items) < 2:
         return False
     words = _ITEM_WORD.findall(items[-1].lower())
-    return items[-1] in items[:-1] or (len(items) > 2 and not any(w in source for w in words))
+    again = items[-1] in items[:-1] or (len(items) > 2 and not any(w in source for w in words))
+    return again or (whole is not None and whole(items))
 
 
 @functools.cache
@@ -458,6 +461,7 @@ class Grounding:
         lists: frozenset[str] = frozenset(),
         pins: Pins | None = None,
         others: frozenset[tuple[str, str]] = frozenset(),
+        whole_list: Callable[[list[str]], bool] | None = None,
     ):
         import torch
 
@@ -473,6 +477,7 @@ class Grounding:
         found = _WORDS.findall(everything)
         self.words = Counter(w.lower() for w in found)
         self.capitalised = {w.lower() for w in found if not w.islower()}
+        self.lowercase = {w for w in found if w.islower()}  # the words the source writes in lowercase
         self._kinds: dict[tuple[str, bool], Any] = {}  # per parameter (and opening): the tokens of its kind
         self.by_word: dict[str, set[int]] = {}
         for word in found:
@@ -505,6 +510,7 @@ class Grounding:
         self.dated = re.search(_DATE, everything) is not None  # `_date_follows` has something to find
         self.number_lists = number_lists(everything)
         self.copying = False  # whether this step's token goes on copying one of them (`_copy_list`)
+        self._lowered: tuple[Any] | None = None  # `_lowered_names`, once found
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
         self.active = self.sources["all"]
@@ -516,6 +522,7 @@ class Grounding:
             self.others.setdefault(parameter, set()).add(word)
         self._others_tokens: dict[str, Any] = {}
         self.item_end = item_end
+        self.whole_list = whole_list
         self.lists = lists
         self.listed = listed
         self.pins = pins
@@ -642,6 +649,8 @@ class Grounding:
             logits[tokens] += self.strength / 2
         opening = _VALUE.search(text)
         value = _INSIDE.search(text) if opening is None else None
+        if opening is None and value is None:
+            value = self._item_inside(text)  # an array's item copies as a value does: "oats", not "oatments"
         inside = value is not None
         following = self._next_in_copy(generated, sequence)
         if following:
@@ -658,14 +667,19 @@ class Grounding:
             logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
             if not opening.group(1):
                 self._cue_opens(logits, text)
+            elif self.active is self.sources["all"] and (lowered := self._lowered_names()) is not None:
+                logits[lowered] -= PENALTY  # "Spring Picnic", not "spring-picnic"
         elif _ITEM_OPENED.search(text):  # an array's item or an object's key opens as a value does
             logits[self.bad_openings[1]] -= PENALTY
+            if self._item_inside(text) is not None and (lowered := self._lowered_names()) is not None:
+                logits[lowered] -= PENALTY
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
             logits[self.bad_openings[2]] -= PENALTY
         self.copying = False
         if self.number_lists and (array := _ARRAY_VALUE.search(text)) is not None:
             self.copying = self._copy_list(logits, array.group(1))
-        if runaway_item(text, self.lowered):  # a list that takes an item again, or one from nowhere, ends here
+        if runaway_item(text, self.lowered, self.whole_list):  # a list that takes an item again, or one from nowhere,
+            # or that holds a whole list of the request, ends here
             logits[self.commas] -= PENALTY
         if self.markup is not None and (opening is not None or inside):
             logits[self.markup] -= PENALTY
@@ -744,6 +758,29 @@ class Grounding:
         if allowed:
             barred[sorted(allowed)] = False
         logits[barred] -= PENALTY
+
+    def _lowered_names(self) -> Any:
+        """The first tokens (three letters or more) of the source's capitalised words written in lowercase, where the
+        source writes the word capitalised only and no word of it in lowercase opens so: a value copies a name as the
+        source writes it (SmolLM2 opened "Spring Picnic" as `spring`, and its copy, no longer the source's tokens,
+        ran on as "spring-picnic"). None when there are none; found once per turn."""
+        if self._lowered is None:
+            barred = set()
+            for word in self.capitalised - self.lowercase:
+                token = self.tokenizer(word, add_special_tokens=False)["input_ids"][0]
+                piece = token_texts(self.tokenizer)[token]
+                if len(piece) >= 3 and piece.isalpha() and not any(w.startswith(piece) for w in self.lowercase):
+                    barred.add(token)
+            self._lowered = (self._torch.tensor(sorted(barred), dtype=self._torch.long),) if barred else (None,)
+        return self._lowered[0]
+
+    @staticmethod
+    def _item_inside(text: str) -> re.Match[str] | None:
+        """Inside a string item of the array being written (not of an object in it), and what it holds so far."""
+        array = _OPEN_ARRAY.search(text)
+        if array is None or "{" in array.group(1):
+            return None
+        return _ITEM_INSIDE.search(array.group(1))
 
     def _item_ends(self, key: re.Match[str] | None, value: str) -> bool:
         """Given `item_end` (`local_mentions.ends_item`), whether the value is a whole item of a list in the request,
