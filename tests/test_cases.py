@@ -111,6 +111,11 @@ def test_one_ask_is_left_whole(sentence: str) -> None:
     assert case_sentences(sentence) == [sentence]
 
 
+def test_a_things_measures_are_no_cases() -> None:
+    room = "How much paint for a room 5 m long, 4 m wide and 2.5 m high with 2 coats?"
+    assert case_sentences(room) == [room]
+
+
 def test_words_of_a_parameter_name_label_values_and_are_no_cases() -> None:
     match = ToolSpec(
         "final_score",

@@ -850,6 +850,10 @@ def test_an_array_that_copies_a_list_of_the_request_goes_on_as_it_does_and_close
     assert grounding.copying  # the loop guards stand aside
     assert allowed("[1, 2, 2, 2, 2", ",") and not allowed("[1, 2, 2, 2, 2", "]")
     assert allowed("[5, 6", ",") and allowed("[5, 6", "]") and not grounding.copying  # a list of its own
+    loose = Grounding(tokenizer, "Integrate [2, 0, -1] from 0 to 3.", "", 3.0, HERMES, "finish")
+    logits = torch.zeros(len(tokenizer))
+    loose.bias(logits, [], '<tool_call>\n{"name": "integral", "arguments": {"bounds": [0, 3')
+    assert logits[tokenizer(",", add_special_tokens=False)["input_ids"][0]] < -PENALTY / 2  # no number left for it
 
 
 def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_whole_list_ends(steered):

@@ -42,6 +42,8 @@ _BRACKETED = re.compile(r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]")
 _NUMBER = re.compile(r"[$€£]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)%?")
 _NAME = re.compile(NAME)
 _WORD = re.compile(r"[A-Za-z][\w'-]*|[,;:]")
+# words that say which measure a number is: "5 m long, 4 m wide and 2.5 m high" is one room, not three cases
+_MEASURES = frozenset({"long", "wide", "high", "tall", "deep", "thick"})
 # What may come between "and" and the second case: "and also after 20 years", "and another with 48,200 people"
 _FILLERS = frozenset({"also", "then", "another", "for"})
 
@@ -90,7 +92,7 @@ def _pair(a: _Token, b: _Token, labels: frozenset[str]) -> str | None:
         x, y = a.text.lower(), b.text.lower()
         if x == y:
             return "same"
-        return None if {x, y} & (GLUE_WORDS | labels) else "value"
+        return None if {x, y} & (GLUE_WORDS | labels | _MEASURES) else "value"
     if a.kind == "mark":
         return "same" if a.text == b.text else None
     return "value"

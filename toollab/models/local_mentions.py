@@ -590,10 +590,20 @@ def unlisted(calls: Sequence[ToolCall], request: str) -> list[str]:
 
 def holds_whole_list(items: Sequence[str], request: str) -> bool:
     """Whether an array's string `items` hold its first item's list in the request whole (`listed_with`; an item may
-    go on past a sibling's word: "wool hat" for "wool"): the array ends there (`runaway_item`)."""
-    siblings = listed_with(items[0], request) if items else []
+    go on past a sibling's word: "wool hat" for "wool"), or are, in order, a list the request writes with "and" or
+    "or" before its last item and no further item after it ("with mushrooms and olives to 12 Elm Street", which
+    `listed_with` does not read inside a clause): the array ends there (`runaway_item`). SmolLM2 went on with
+    "12 Elm Street" and "address"."""
+    if len(items) < 2:
+        return False
+    siblings = listed_with(items[0], request)
     held = [i.lower() for i in items[1:]]
-    return bool(siblings) and all(any(h == s or h.startswith(s + " ") for h in held) for s in siblings)
+    if siblings and all(any(h == s or h.startswith(s + " ") for h in held) for s in siblings):
+        return True
+    *first, last = (re.escape(i) for i in items)
+    joined = r"\s*,\s*".join(first)
+    written = rf"(?<![\w-]){joined},?\s+(?:and|or)\s+{last}(?![\w-])(?!\s*,\s*\w|\s+(?:and|or)\s)"
+    return re.search(written, request, re.IGNORECASE) is not None
 
 
 def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list[str]]:

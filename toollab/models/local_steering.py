@@ -509,6 +509,8 @@ class Grounding:
         self.closing = torch.tensor(closing, dtype=torch.long)
         self.dated = re.search(_DATE, everything) is not None  # `_date_follows` has something to find
         self.number_lists = number_lists(everything)
+        # the numbers written outside those lists, as often as written: what an array of loose numbers may hold
+        self.loose_numbers = Counter(_ANY_NUMBER.findall(_NUMBERS_IN_BRACKETS.sub(" ", everything)))
         self.copying = False  # whether this step's token goes on copying one of them (`_copy_list`)
         self._lowered: tuple[Any] | None = None  # `_lowered_names`, once found
         # markup in a value only where the request or the results hold some
@@ -676,8 +678,10 @@ class Grounding:
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
             logits[self.bad_openings[2]] -= PENALTY
         self.copying = False
-        if self.number_lists and (array := _ARRAY_VALUE.search(text)) is not None:
-            self.copying = self._copy_list(logits, array.group(1))
+        if (array := _ARRAY_VALUE.search(text)) is not None:
+            self.copying = bool(self.number_lists) and self._copy_list(logits, array.group(1))
+            if not self.copying and self._loose_held(array.group(1)):
+                logits[self.commas] -= PENALTY  # "from 0 to 3": [0, 3], not [0, 3, 0, 0, 0]
         if runaway_item(text, self.lowered, self.whole_list):  # a list that takes an item again, or one from nowhere,
             # or that holds a whole list of the request, ends here
             logits[self.commas] -= PENALTY
@@ -724,6 +728,18 @@ class Grounding:
         found = continuing(naming.group(1), forms, self.vocabulary) if forms else None
         if found is not None and found[0]:
             logits[sorted(found[0])] += NAME_BIAS * self.strength
+
+    def _loose_held(self, written: str) -> bool:
+        """Whether a flat array of numbers that opened with a number the source writes outside its lists in brackets
+        ("from 0 to 3") holds, with the number it is writing, every such number as often as the source writes it:
+        nothing is left for a further item."""
+        if "[" in written[1:] or not written[-1:].isdigit():
+            return False
+        held = Counter(_ANY_NUMBER.findall(written))
+        first = _ANY_NUMBER.search(written)
+        if first is None or first.group() not in self.loose_numbers:
+            return False
+        return all(held[n] >= k for n, k in self.loose_numbers.items())
 
     def _copy_list(self, logits: Any, written: str) -> bool:
         """An array value that has written the first number of a list the source writes in brackets (`number_lists`),
