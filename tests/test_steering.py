@@ -347,6 +347,11 @@ def test_an_optional_parameter_the_request_names_becomes_required_for_the_gramma
     assert names("acceleration", {}, "an acceleeration of 9.8") and names("event_type", {}, "war events")
     assert not names("type", {}, "any type") and not names("date", {}, "next month (April 2022)")
     assert not names("car", {"enum": ["SUV"]}, "a SUVs-only lot")  # enum values as whole words
+    # a number named by the words its description opens with, a number after them: "alpha" in BFCL-style schemas
+    alpha = {"type": "number", "description": "Significance level. Default 0.05."}
+    assert names("alpha", alpha, "Compare them at a significance level of 0.01.")
+    assert not names("alpha", alpha, "Which significance level should I use?")  # no number said for it
+    assert not names("alpha", {**alpha, "type": "string"}, "at a significance level of 0.01")
 
 
 def test_a_flag_the_request_names_takes_the_value_it_says_for_the_grammar():

@@ -54,13 +54,32 @@ _NEGATIONS = frozenset({"no", "not", "without", "excluding", "exclude", "never",
 
 def names(parameter: str, schema: dict[str, Any], request: str) -> bool:
     """Whether the request names the parameter: a word of its name (a word of the request shares its stem:
-    "max_cost" and "maximum cost", "event_type" and "events"), or one of its enum values, as words."""
+    "max_cost" and "maximum cost", "event_type" and "events"), one of its enum values, as words, or, for a number,
+    what its description calls it, with a number after it (`_described`)."""
     said = request.lower()
     words = [w for w in _WORD.findall(said) if len(w) >= 3]
     if any(same_stem(n, w) for n in name_words(parameter) for w in words):
         return True
+    if _described(schema, said):
+        return True
     enum = schema.get("enum") or (schema.get("items") or {}).get("enum") or ()
     return any(re.search(rf"(?<!\w){re.escape(str(v).lower())}(?!\w)", said) for v in enum if str(v).strip())
+
+
+def _described(schema: dict[str, Any], said: str) -> bool:
+    """Whether the lowercased request writes the words a number parameter's description opens with (two to four, up
+    to its first stop: "Significance level. Default 0.05.") and, within three words after them, a number: "at a
+    significance level of 0.01" names `alpha`."""
+    if schema.get("type") not in ("number", "integer", "float") or not isinstance(schema.get("description"), str):
+        return False
+    opening = schema["description"].lower().strip()
+    opening = re.sub(r"^(?:the|a|an)\s+", "", opening)
+    called = re.match(r"[^.,;:(]+", opening)
+    phrase = called.group().split() if called is not None else []
+    if not 2 <= len(phrase) <= 4:
+        return False
+    written = r"\s+".join(re.escape(w) for w in phrase)
+    return re.search(rf"(?<![\w-]){written}(?:\s+[a-z]+){{0,3}}\s+[$€£]?-?\d", said) is not None
 
 
 _REGION_EXAMPLE = re.compile(r"\b[A-Z][\w.]*(?: [A-Z][\w.]*)*, [A-Z]")  # "e.g. San Francisco, CA"
