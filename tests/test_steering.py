@@ -868,13 +868,13 @@ def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_w
 
     import torch
 
-    from toollab.models.local_mentions import holds_whole_list
+    from toollab.models.local_mentions import array_items_left
     from toollab.models.local_steering import PENALTY, Grounding
 
     tokenizer = steered["on"].load().tokenizer
     request = "Price oats and honey for the Spring Picnic, and compare Lisbon, Porto and Faro."
-    whole = partial(holds_whole_list, request=request)
-    grounding = Grounding(tokenizer, request, "", 3.0, HERMES, "finish", whole_list=whole)
+    left = partial(array_items_left, request=request)
+    grounding = Grounding(tokenizer, request, "", 3.0, HERMES, "finish", array_left=left)
     start = '<tool_call>\n{"name": "shop", "arguments": {'
 
     def logit(text: str, piece: str) -> float:
@@ -888,6 +888,8 @@ def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_w
     assert logit('"cities": ["Lisbon", "Porto"', ",") > -PENALTY / 2
     assert logit('"cities": ["Lisbon", "Porto", "Faro"', ",") < -PENALTY / 2
     assert logit('"cities": ["Lisbon", "Porto", "Faro"', "]") > -PENALTY / 2
+    assert logit('"items": ["oat', '"') < -PENALTY / 2  # an item stops at a word's end, not inside it
+    assert logit('"cities": ["Lisbon", "', "Porto") > logit('"cities": ["Lisbon", "', "Faro") + 3.0  # the next item
 
 
 @pytest.mark.slow

@@ -141,6 +141,30 @@ def test_half_the_parallel_items_list_one_parameters_values_in_one_question():
         assert all(_said(c[varied[0]][0], question) for c in calls if c[varied[0]][0] is not True)
 
 
+@pytest.mark.parametrize("split", SPLITS)
+def test_list_items_pass_numbers_written_in_brackets_in_order_and_words_listed_in_any_order(split):
+    from toollab.eval.synth.generate import LISTS
+
+    items = load_synth(LISTS, split, 12)
+    kinds = set()
+    for item in items:
+        question, calls = _asked(item)
+        assert len(calls) == (2 if "parallel" in item.category else 1), item.id  # two calls of one function
+        for arguments, doc in ((c, item.functions[0]) for c in calls):
+            for name, accepted in arguments.items():
+                schema = doc["parameters"]["properties"][name]
+                if schema["type"] != "array":
+                    continue
+                kinds.add(schema["items"]["type"])
+                if schema["items"]["type"] in ("integer", "float"):  # one order: as the request writes it
+                    (written,) = accepted
+                    assert "[" + ", ".join(map(str, written)) + "]" in question, item.id
+                else:  # any order of the words it lists
+                    assert all(sorted(order) == sorted(accepted[0]) for order in accepted)
+                    assert all(word in question for word in accepted[0])
+    assert kinds & {"integer", "float"} and "string" in kinds  # both kinds of list in every split
+
+
 def test_a_quarter_of_the_parallel_items_state_their_cases_one_by_one():
     items = load_synth(["synth_parallel"], "dev", 40)[2::4]
     cases = [it for it in items if " cases of this, please: " in it.turns[0][0]["content"]]
@@ -262,6 +286,11 @@ def test_its_own_ground_truth_scores_everything_through_the_pipeline(tmp_path, s
     config = RunConfig(model="ground-truth", categories=list(SINGLE), limit=25, dataset="synth", split=split)
     summary = asyncio.run(BfclRun(config, tmp_path).run())
     assert summary["accuracy"]["k"] == summary["items"] == 125, summary["categories"]
+    from toollab.eval.synth.generate import LISTS
+
+    lists = RunConfig(model="ground-truth", categories=list(LISTS), limit=10, dataset="synth", split=split)
+    summary = asyncio.run(BfclRun(lists, tmp_path / "lists").run())
+    assert summary["accuracy"]["k"] == summary["items"] == 20, summary["categories"]
 
 
 def test_answers_are_judged_by_value_and_without_markup():

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from toollab.models import local_weights
 from toollab.models.local_mentions import (
+    array_items_left,
     ends_item,
     fills_pair,
-    holds_whole_list,
     listed_next,
     pinned_next,
     salient_values,
@@ -221,7 +221,7 @@ class DecodeRow:
                 context.lists,
                 partial(pinned_next, request=context.request) if listing else None,
                 context.others,
-                partial(holds_whole_list, request=context.request) if listing else None,
+                partial(array_items_left, request=context.request) if listing else None,
             )
         # coverage: the request's values, while a first calling turn may not end with some of them in no call;
         # listed: the request, while it may not end with an item of a list its calls took from in no call

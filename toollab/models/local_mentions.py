@@ -607,22 +607,26 @@ def unlisted(calls: Sequence[ToolCall], request: str) -> list[str]:
     return items_left(list(dict.fromkeys(siblings)), calls, request)
 
 
-def holds_whole_list(items: Sequence[str], request: str) -> bool:
-    """Whether an array's string `items` hold its first item's list in the request whole (`listed_with`; an item may
-    go on past a sibling's word: "wool hat" for "wool"), or are, in order, a list the request writes with "and" or
-    "or" before its last item and no further item after it ("with mushrooms and olives to 12 Elm Street", which
-    `listed_with` does not read inside a clause): the array ends there (`runaway_item`). SmolLM2 went on with
-    "12 Elm Street" and "address"."""
-    if len(items) < 2:
-        return False
+def array_items_left(items: Sequence[str], request: str) -> list[str] | None:
+    """For an array's string `items` so far that copy a list of the request, its items they do not hold yet, as the
+    request spells them ([] once they hold it whole); None where they copy no list. The list is the first item's
+    (`listed_with`; an item may go on past a sibling's word: "wool hat" for "wool"), or the items are, in order, a
+    list the request writes with "and" or "or" before its last item and no further item after it ("with mushrooms
+    and olives to 12 Elm Street", which `listed_with` does not read inside a clause). SmolLM2 wrote ["milk", "eggs",
+    "bread", "bread"] for "milk, eggs, bread and butter", and went on after "olives" with the address."""
+    if not items:
+        return None
     siblings = listed_with(items[0], request)
     held = [i.lower() for i in items[1:]]
-    if siblings and all(any(h == s or h.startswith(s + " ") for h in held) for s in siblings):
-        return True
+    if siblings:
+        left = [s for s in siblings if not any(h == s or h.startswith(s + " ") for h in held)]
+        return _spelled(left, request)
+    if len(items) < 2:
+        return None
     *first, last = (re.escape(i) for i in items)
     joined = r"\s*,\s*".join(first)
     written = rf"(?<![\w-]){joined},?\s+(?:and|or)\s+{last}(?![\w-])(?!\s*,\s*\w|\s+(?:and|or)\s)"
-    return re.search(written, request, re.IGNORECASE) is not None
+    return [] if re.search(written, request, re.IGNORECASE) else None
 
 
 def listed_next(calls: Sequence[ToolCall], request: str) -> tuple[set[str], list[str]]:

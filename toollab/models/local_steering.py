@@ -310,8 +310,9 @@ def runaway_item(text: str, source: str, whole: Callable[[list[str]], bool] | No
     past its second item, one that shares no word with `source` (the request and the results, lowercased): SmolLM2
     ran on with `"Stranger Things", "Stranger Things", ..., "defaultValue23"` and `"dinner", "dinner.com",
     "household", "household.serve", ...` to the end of the budget. A number may come twice (data: grades), a string
-    item not. Given `whole` (`local_mentions.holds_whole_list`), also where the items hold every item of a list of
-    the request: SmolLM2 wrote ["Lisbon", "Porto", "Faro", "Lisbon"] for "Lisbon, Porto and Faro"."""
+    item not. Given `whole`, also where the items hold every item of a list of the request
+    (`local_mentions.array_items_left`): SmolLM2 wrote ["Lisbon", "Porto", "Faro", "Lisbon"] for "Lisbon, Porto and
+    Faro"."""
     array = _OPEN_ARRAY.search(text)
     held = array.group(1).rstrip() if array is not None else ""
     if len(_QUOTE.findall(held)) % 2:  # inside an item: judged as if it closed now (`",` is one token)
@@ -461,7 +462,7 @@ class Grounding:
         lists: frozenset[str] = frozenset(),
         pins: Pins | None = None,
         others: frozenset[tuple[str, str]] = frozenset(),
-        whole_list: Callable[[list[str]], bool] | None = None,
+        array_left: Callable[[list[str]], list[str] | None] | None = None,
     ):
         import torch
 
@@ -524,7 +525,7 @@ class Grounding:
             self.others.setdefault(parameter, set()).add(word)
         self._others_tokens: dict[str, Any] = {}
         self.item_end = item_end
-        self.whole_list = whole_list
+        self.array_left = array_left
         self.lists = lists
         self.listed = listed
         self.pins = pins
@@ -651,8 +652,11 @@ class Grounding:
             logits[tokens] += self.strength / 2
         opening = _VALUE.search(text)
         value = _INSIDE.search(text) if opening is None else None
-        if opening is None and value is None:
-            value = self._item_inside(text)  # an array's item copies as a value does: "oats", not "oatments"
+        item = self._item_inside(text) if opening is None and value is None else None
+        if item is not None:  # an array's item copies as a value does ("oats", not "oatments"), and a word whole
+            value = item
+            if item.group(1)[-1:].isalpha() and self._mid_word(item.group(1)):
+                logits[self.closing] -= PENALTY  # "spinach", not "spina"
         inside = value is not None
         following = self._next_in_copy(generated, sequence)
         if following:
@@ -673,8 +677,10 @@ class Grounding:
                 logits[lowered] -= PENALTY  # "Spring Picnic", not "spring-picnic"
         elif _ITEM_OPENED.search(text):  # an array's item or an object's key opens as a value does
             logits[self.bad_openings[1]] -= PENALTY
-            if self._item_inside(text) is not None and (lowered := self._lowered_names()) is not None:
-                logits[lowered] -= PENALTY
+            if self._item_inside(text) is not None:
+                self._next_item(logits, text)
+                if (lowered := self._lowered_names()) is not None:
+                    logits[lowered] -= PENALTY
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
             logits[self.bad_openings[2]] -= PENALTY
         self.copying = False
@@ -682,7 +688,7 @@ class Grounding:
             self.copying = bool(self.number_lists) and self._copy_list(logits, array.group(1))
             if not self.copying and self._loose_held(array.group(1)):
                 logits[self.commas] -= PENALTY  # "from 0 to 3": [0, 3], not [0, 3, 0, 0, 0]
-        if runaway_item(text, self.lowered, self.whole_list):  # a list that takes an item again, or one from nowhere,
+        if runaway_item(text, self.lowered, self._whole):  # a list that takes an item again, or one from nowhere,
             # or that holds a whole list of the request, ends here
             logits[self.commas] -= PENALTY
         if self.markup is not None and (opening is not None or inside):
@@ -789,6 +795,28 @@ class Grounding:
                     barred.add(token)
             self._lowered = (self._torch.tensor(sorted(barred), dtype=self._torch.long),) if barred else (None,)
         return self._lowered[0]
+
+    def _mid_word(self, value: str) -> bool:
+        """Whether the source writes `value` from a word's start, and everywhere goes on with a letter: it stops
+        inside a word."""
+        found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}", self.text, re.IGNORECASE))
+        return bool(found) and all(self.text[m.end() : m.end() + 1].isalpha() for m in found)
+
+    def _whole(self, items: list[str]) -> bool:
+        """Whether an array's string items hold a list of the request whole (`array_left`)."""
+        return self.array_left is not None and self.array_left(items) == []
+
+    def _next_item(self, logits: Any, text: str) -> None:
+        """At a string item's opening in an array that copies a list of the request, the first tokens of the list's
+        next item no item holds yet get 2 x `strength`: the copy goes on in the list's order ("butter", not "bread"
+        again)."""
+        array = _OPEN_ARRAY.search(text)
+        if self.array_left is None or array is None:
+            return
+        left = self.array_left(_STRING.findall(array.group(1)))
+        if left:
+            for variant in {left[0], left[0][:1].upper() + left[0][1:]}:
+                logits[self.tokenizer(variant, add_special_tokens=False)["input_ids"][0]] += 2 * self.strength
 
     @staticmethod
     def _item_inside(text: str) -> re.Match[str] | None:

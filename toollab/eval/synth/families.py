@@ -14,7 +14,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Param:
     name: str
-    type: str  # BFCL's words: string, integer, float, boolean, array (of strings, one or two of `enum`)
+    type: str  # BFCL's words: string, integer, float, boolean, array (see `items`)
     description: str
     enum: tuple[str, ...] = ()
     default: Any = None  # a parameter with a default is optional
@@ -25,6 +25,9 @@ class Param:
     percent: bool = False  # a fraction the question writes as a percentage ("5%" for 0.05)
     adjective: bool = False  # a country the question names by its adjective ("German" for Germany)
     spelled: bool = False  # a count the question writes in words ("for five years", "three guests")
+    # an array's items: "enum" (one or two of `enum`), or "integer", "float" or "string" (a list from
+    # `list_families.LIST_POOLS`: numbers written in brackets, words listed with "and")
+    items: str = "enum"
 
     @property
     def required(self) -> bool:

@@ -17,11 +17,15 @@ from typing import Any
 
 from toollab.eval.bfcl.data import Item
 from toollab.eval.synth.families import ADJECTIVES, DECOYS, FAMILIES, POOLS, Family, Fn, Param
+from toollab.eval.synth.list_families import LIST_FAMILIES, LIST_POOLS
 
 SPLITS = ("train", "dev", "test")
 SINGLE = ("synth_simple", "synth_multiple", "synth_parallel", "synth_parallel_multiple", "synth_irrelevance")
 TASKS = "synth_task"
-SYNTH_CATEGORIES = (*SINGLE, TASKS)
+# calls that pass lists (`list_families`), one call or two of one function: apart, so that the other categories
+# stay as they were ("parallel" in a name is what BFCL's checker reads to judge several calls)
+LISTS = ("synth_lists", "synth_parallel_lists")
+SYNTH_CATEGORIES = (*SINGLE, TASKS, *LISTS)
 _SHARES = (("train", 50), ("dev", 25), ("test", 25))  # percent of families
 
 
@@ -44,8 +48,10 @@ def function_doc(fn: Fn) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for prm in fn.params:
         prop: dict[str, Any] = {"type": prm.type, "description": prm.description}
-        if prm.type == "array":
+        if prm.type == "array" and prm.items == "enum":
             prop["items"] = {"type": "string", "enum": list(prm.enum)}
+        elif prm.type == "array":
+            prop["items"] = {"type": prm.items}
         elif prm.enum:
             prop["enum"] = list(prm.enum)
         if not prm.required:
@@ -60,6 +66,8 @@ def function_doc(fn: Fn) -> dict[str, Any]:
 
 
 def _pool(prm: Param) -> Sequence[Any]:
+    if prm.type == "array" and prm.items != "enum":  # lists of their own
+        return LIST_POOLS[prm.pool or prm.name]
     if prm.type == "array":  # one or two of its items
         return [*((item,) for item in prm.enum), *combinations(prm.enum, 2)]
     if prm.enum:
@@ -108,6 +116,10 @@ def _text(prm: Param, value: Any) -> str:
         return prm.words[0] if value else prm.words[1]
     if prm.spoken:
         return spoken_date(datetime.strptime(value, prm.spoken).date())
+    if prm.type == "array" and prm.items in ("integer", "float"):
+        return "[" + ", ".join(str(item) for item in value) + "]"
+    if prm.type == "array" and prm.items == "string":
+        return ", ".join(value[:-1]) + " and " + value[-1]
     if prm.type == "array":
         return " and ".join(item.lower() for item in value)
     if prm.percent:
@@ -139,7 +151,9 @@ def _answer(fn: Fn, asked: set[str], values: dict[str, Any]) -> dict[str, Any]:
     leaves out may be absent or its default."""
     answer: dict[str, list[Any]] = {}
     for prm in fn.params:
-        if prm.name in asked and prm.type == "array":  # its items in any order
+        if prm.name in asked and prm.type == "array" and prm.items in ("integer", "float"):  # in their order
+            answer[prm.name] = [list(values[prm.name])]
+        elif prm.name in asked and prm.type == "array":  # its items in any order
             answer[prm.name] = [list(order) for order in permutations(values[prm.name])]
         elif prm.name in asked:
             answer[prm.name] = [values[prm.name]]
@@ -473,6 +487,16 @@ def _one(category: str, split: str, i: int, rng: random.Random) -> Item:
             offered = [DECOYS[fn.name], *siblings]
             rng.shuffle(offered)
         return _item(category, split, i, question, offered, [])
+    if category in LISTS:  # one call, or two calls of one function with other lists, joined
+        listing = [fn for family in LIST_FAMILIES if split_of(family.name) == split for fn in family.functions]
+        fn = rng.choice(listing)
+        if category == LISTS[0]:
+            question, answer = ask(fn, rng)
+            return _item(category, split, i, question, [fn], [answer])
+        asked = [ask(fn, rng) for _ in range(2)]
+        if len({repr(a) for _, a in asked}) < 2:
+            return _one(category, split, i, rng)
+        return _item(category, split, i, _joined([q for q, _ in asked], rng), [fn], [a for _, a in asked])
     raise ValueError(f"unknown synth category {category!r}; known: {', '.join(SYNTH_CATEGORIES)}")
 
 
