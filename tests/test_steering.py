@@ -1827,6 +1827,12 @@ def test_a_pairs_names_go_to_the_parameters_in_the_order_the_request_writes_them
     # as written, or with no pair in the request, the call stays as it is
     assert in_written_order([swapped], [score], "Who won Northfield United vs Harbor City FC?") == [swapped]
     assert in_written_order([swapped], [score], "Who won between Harbor City FC and Northfield United?") == [swapped]
+    # a range's two numbers: the first to the number parameter listed first
+    area = ToolSpec("area", "Area under a curve.", {"type": "object", "properties": {"lower": {}, "upper": {}}})
+    upside = ToolCall(id="b", name="area", arguments={"lower": 1250.0, "upper": 2.5})
+    (ranged,) = in_written_order([upside], [area], "Integrate it from 2.5 to 1,250.0.")
+    assert ranged.arguments == {"lower": 2.5, "upper": 1250.0}
+    assert in_written_order([upside], [area], "Integrate it between 1250 and 2.5.") == [upside]
 
 
 def test_a_number_goes_on_past_its_point_only_as_the_source_writes_it(steered):

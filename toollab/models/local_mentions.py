@@ -369,15 +369,26 @@ def turned_down(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: s
 
 # two names a pairing word joins: "Harbor City FC vs Northfield United", "Harborfront to Old Town"
 _PAIRED = re.compile(rf"({NAME})\s+(?:vs\.?|versus|v\.?|against|to)\s+({NAME})")
+# a range of two numbers ("from 0.8 to 8.0", "between 2.5 and 120"), a unit word allowed after the first
+_RANGE = re.compile(
+    r"\b(?:from|between)\s+[$€£]?(-?\d[\d,]*(?:\.\d+)?)(?:\s*[a-z%]{1,12})?\s+(?:to|and)\s+[$€£]?(-?\d[\d,]*(?:\.\d+)?)"
+)
+
+
+def _range_pairs(request: str) -> set[tuple[float, float]]:
+    return {(float(a.replace(",", "")), float(b.replace(",", ""))) for a, b in _RANGE.findall(request)}
 
 
 def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[ToolCall]:
     """The calls with two string arguments that hold the two names of a pair the request writes ("Harbor City FC vs
     Northfield United") in the order the tool lists its parameters, as the request writes them: SmolLM2 wrote
     `final_score(home="Northfield United", away="Harbor City FC")` for "Who won Harbor City FC vs Northfield
-    United?". A pair's first name goes to the parameter listed first (home, origin, the first team)."""
+    United?". A pair's first name goes to the parameter listed first (home, origin, the first team). So do the two
+    numbers of a range ("from 0.8 to 8.0", "between 2.5 and 120"): the first to the number parameter listed first
+    (lower, start, minimum); SmolLM2 wrote lower 1250.0 and upper 2.5 for "from 2.5 to 1250.0"."""
     pairs = [(a.strip().lower(), b.strip().lower()) for a, b in _PAIRED.findall(request)]
-    if not pairs:
+    ranges = _range_pairs(request)
+    if not pairs and not ranges:
         return list(calls)
     specs = {t.name: t for t in tools}
     out = []
@@ -387,11 +398,19 @@ def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
         if spec is None or not isinstance(arguments, dict):
             out.append(call)
             continue
-        order = [p for p in (spec.parameters.get("properties") or {}) if isinstance(arguments.get(p), str)]
+        listed = list(spec.parameters.get("properties") or {})
+        order = [p for p in listed if isinstance(arguments.get(p), str)]
         fixed = dict(arguments)
         for i, first in enumerate(order):
             for second in order[i + 1 :]:
                 if (str(fixed[second]).strip().lower(), str(fixed[first]).strip().lower()) in pairs:
+                    fixed[first], fixed[second] = fixed[second], fixed[first]
+        numbers = [
+            p for p in listed if isinstance(arguments.get(p), (int, float)) and not isinstance(arguments[p], bool)
+        ]
+        for i, first in enumerate(numbers):
+            for second in numbers[i + 1 :]:
+                if (float(fixed[second]), float(fixed[first])) in ranges and fixed[first] != fixed[second]:
                     fixed[first], fixed[second] = fixed[second], fixed[first]
         out.append(call if fixed == arguments else call.model_copy(update={"arguments": fixed}))
     return out
@@ -473,7 +492,7 @@ def _item_shape(value: str) -> tuple[str, bool] | None:
     if re.fullmatch(DIGIT_DATE, value):  # ... or a date in digits
         return DIGIT_DATE, True
     words = value.split()
-    if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w.lower()) for w in words):
+    if not 1 <= len(words) <= 3 or not all(re.fullmatch(r"[^\W_]+", w) for w in words):  # "Kraków" too
         return None
     if words[0][:1].isupper() and all(w[:1].isupper() or w[:1].isdigit() for w in words):  # Model 3 2022
         return r"[A-Z][\w'-]*(?:\s+[A-Z0-9][\w'-]*){0,2}", True
