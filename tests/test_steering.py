@@ -884,6 +884,9 @@ def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_w
 
     assert logit('"items": ["oat', "s") > logit('"items": ["oat', "ments") + 3.0
     assert logit('"event": "', "spring") < -PENALTY / 2 < logit('"event": "', "Spring")
+    naming = torch.zeros(len(tokenizer))  # a call's name is no value: "spring_sale" stays open to the grammar
+    grounding.bias(naming, [], '<tool_call>\n{"name": "')
+    assert naming[tokenizer("spring", add_special_tokens=False)["input_ids"][0]] > -PENALTY / 2
     assert logit('"items": ["', "spring") < -PENALTY / 2 and logit('"items": ["', "oat") > -PENALTY / 2
     assert logit('"cities": ["Lisbon", "Porto"', ",") > -PENALTY / 2
     assert logit('"cities": ["Lisbon", "Porto", "Faro"', ",") < -PENALTY / 2

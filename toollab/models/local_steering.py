@@ -673,7 +673,11 @@ class Grounding:
             logits[self.bad_openings[1 if opening.group(1) else 0]] -= PENALTY
             if not opening.group(1):
                 self._cue_opens(logits, text)
-            elif self.active is self.sources["all"] and (lowered := self._lowered_names()) is not None:
+            elif (
+                self.active is self.sources["all"]
+                and not self._naming.search(text)  # a call's name is no value
+                and (lowered := self._lowered_names()) is not None
+            ):
                 logits[lowered] -= PENALTY  # "Spring Picnic", not "spring-picnic"
         elif _ITEM_OPENED.search(text):  # an array's item or an object's key opens as a value does
             logits[self.bad_openings[1]] -= PENALTY
