@@ -874,7 +874,8 @@ def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_w
     tokenizer = steered["on"].load().tokenizer
     request = "Price oats and honey for the Spring Picnic, and compare Lisbon, Porto and Faro."
     left = partial(array_items_left, request=request)
-    grounding = Grounding(tokenizer, request, "", 3.0, HERMES, "finish", array_left=left)
+    free = frozenset({"event", "items", "cities"})  # free text; a choice of an enum is spelled as the enum spells it
+    grounding = Grounding(tokenizer, request, "", 3.0, HERMES, "finish", array_left=left, free=free)
     start = '<tool_call>\n{"name": "shop", "arguments": {'
 
     def logit(text: str, piece: str) -> float:
@@ -884,6 +885,7 @@ def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_w
 
     assert logit('"items": ["oat', "s") > logit('"items": ["oat', "ments") + 3.0
     assert logit('"event": "', "spring") < -PENALTY / 2 < logit('"event": "', "Spring")
+    assert logit('"season": "', "spring") > -PENALTY / 2  # not free text: an enum's "spring" stays
     naming = torch.zeros(len(tokenizer))  # a call's name is no value: "spring_sale" stays open to the grammar
     grounding.bias(naming, [], '<tool_call>\n{"name": "')
     assert naming[tokenizer("spring", add_special_tokens=False)["input_ids"][0]] > -PENALTY / 2

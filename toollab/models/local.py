@@ -37,6 +37,7 @@ from toollab.models.local_dates import written_as_asked
 from toollab.models.local_gate import decide
 from toollab.models.local_mentions import (
     ExpressionHint,
+    free_parameters,
     in_written_order,
     list_parameters,
     mentioned_required,
@@ -117,6 +118,7 @@ class TurnContext:
     lists: frozenset[str] = frozenset()  # parameters whose one value may hold a list (`list_parameters`)
     arithmetic: str | None = None  # the offered expression tool: its expression holds no letters ("twelve * 3")
     others: frozenset[tuple[str, str]] = frozenset()  # (parameter, another's choice it never takes): `others_choices`
+    free: frozenset[str] = frozenset()  # parameters whose values are free text (`free_parameters`)
 
 
 def failed_turn(messages: Sequence[Message]) -> str | None:
@@ -284,6 +286,7 @@ class LocalModel:
                 list_parameters(params.tools),
                 expression_tool(params.tools),
                 others_choices(params.tools),
+                free_parameters(params.tools),
             )
             # a part's best tool is found by MiniLM: on the torch thread, as the gate's relevance is (`decide`)
             turns = await local_weights.on_torch_thread_async(self._turns, messages, params, tools, text, context)

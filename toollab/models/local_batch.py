@@ -222,6 +222,7 @@ class DecodeRow:
                 partial(pinned_next, request=context.request) if listing else None,
                 context.others,
                 partial(array_items_left, request=context.request) if listing else None,
+                context.free,
             )
         # coverage: the request's values, while a first calling turn may not end with some of them in no call;
         # listed: the request, while it may not end with an item of a list its calls took from in no call

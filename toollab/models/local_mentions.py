@@ -117,6 +117,20 @@ def list_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
     )
 
 
+def free_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
+    """The parameters whose values are free text: strings, or arrays of strings, with no enum to choose from (a
+    value copies the request there; a choice is written as its enum spells it)."""
+    found = set()
+    for tool in tools:
+        for name, schema in (tool.parameters.get("properties") or {}).items():
+            if not isinstance(schema, dict) or schema.get("enum"):
+                continue
+            items = schema.get("items") if schema.get("type") == "array" else schema
+            if isinstance(items, dict) and items.get("type") == "string" and not items.get("enum"):
+                found.add(name)
+    return frozenset(found)
+
+
 def others_choices(tools: Sequence[ToolSpec]) -> frozenset[tuple[str, str]]:
     """(parameter, word) for each free string parameter and each one-word choice of another parameter of its tool
     (an enum's value, or a list's): "beginner" is a `level`, never the `language` of the course ("the beginner

@@ -227,6 +227,7 @@ _ITEM_NEXT = re.compile(r"""[\[{,]\s?$""")  # where an array's next item or an o
 # the parameter whose value is being written (SmolLM2 writes `"include_donor_count" : true` at times)
 _KEY = re.compile(r""""([^"]+)"\s*:\s?(?:"[^"]*|[-\d.]*)$""")
 _INSIDE = re.compile(r""":\s?"([^"\\]*)$""")  # inside a string value (and what it holds so far)
+_ARRAY_KEY = re.compile(r""""([^"]+)"\s*:\s?\[[^\[\]{}]*$""")  # the parameter whose array is being written
 _ITEM_INSIDE = re.compile(r"""(?:^|,)\s?"([^"\\]*)$""")  # ... or an array's string item, in what the array holds
 _SEPARATED = re.compile(r"""[\s,;:]$""")  # ... that ends in a space or a separator
 NAME_BIAS = 3  # times `strength` for the name of a tool a list's items are left of
@@ -463,6 +464,7 @@ class Grounding:
         pins: Pins | None = None,
         others: frozenset[tuple[str, str]] = frozenset(),
         array_left: Callable[[list[str]], list[str] | None] | None = None,
+        free: frozenset[str] = frozenset(),
     ):
         import torch
 
@@ -526,6 +528,7 @@ class Grounding:
         self._others_tokens: dict[str, Any] = {}
         self.item_end = item_end
         self.array_left = array_left
+        self.free = free
         self.lists = lists
         self.listed = listed
         self.pins = pins
@@ -675,7 +678,8 @@ class Grounding:
                 self._cue_opens(logits, text)
             elif (
                 self.active is self.sources["all"]
-                and not self._naming.search(text)  # a call's name is no value
+                and (key := _KEY.search(text)) is not None
+                and key.group(1) in self.free  # free text: not a call's name, nor a choice of an enum ("city")
                 and (lowered := self._lowered_names()) is not None
             ):
                 logits[lowered] -= PENALTY  # "Spring Picnic", not "spring-picnic"
@@ -683,7 +687,9 @@ class Grounding:
             logits[self.bad_openings[1]] -= PENALTY
             if self._item_inside(text) is not None:
                 self._next_item(logits, text)
-                if (lowered := self._lowered_names()) is not None:
+                array_key = _ARRAY_KEY.search(text)
+                free = array_key is not None and array_key.group(1) in self.free
+                if free and (lowered := self._lowered_names()) is not None:
                     logits[lowered] -= PENALTY
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
             logits[self.bad_openings[2]] -= PENALTY
@@ -787,8 +793,9 @@ class Grounding:
 
     def _lowered_names(self) -> Any:
         """The first tokens (three letters or more) of the source's capitalised words written in lowercase, where the
-        source writes the word capitalised only and no word of it in lowercase opens so: a value copies a name as the
-        source writes it (SmolLM2 opened "Spring Picnic" as `spring`, and its copy, no longer the source's tokens,
+        source writes the word capitalised only and no word of it in lowercase opens so: a free text value (`free`;
+        an enum's choice is written as the enum spells it: "city" for "New York City") copies a name as the source
+        writes it (SmolLM2 opened "Spring Picnic" as `spring`, and its copy, no longer the source's tokens,
         ran on as "spring-picnic"). None when there are none; found once per turn."""
         if self._lowered is None:
             barred = set()
