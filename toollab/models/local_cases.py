@@ -38,7 +38,7 @@ from toollab.tools import ToolSpec
 MAX_CASES = 4  # like MAX_PARTS: BFCL's parallel items ask 2 to 4 things
 _QUOTED = re.compile(r"""(?<![\w'])(?:'[^']{1,80}'|"[^"]{1,80}")(?![\w'])""")
 # a list written in brackets, one level of brackets inside it allowed ("[7, 3, 9]", "[[1, 2], [3, 4]]")
-_BRACKETED = re.compile(r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]")
+BRACKETED = re.compile(r"\[(?:[^\[\]]|\[[^\[\]]*\])*\]")
 _NUMBER = re.compile(r"[$€£]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)%?")
 _NAME = re.compile(NAME)
 _WORD = re.compile(r"[A-Za-z][\w'-]*|[,;:]")
@@ -66,7 +66,7 @@ def _tokens(sentence: str) -> list[_Token]:
     def free(a: int, b: int) -> bool:
         return not any(a < e and s < b for s, e, _ in taken)
 
-    patterns = ((_BRACKETED, "value:list"), (_QUOTED, "value:quoted"), (_NUMBER, "value:number"), (_NAME, "value:name"))
+    patterns = ((BRACKETED, "value:list"), (_QUOTED, "value:quoted"), (_NUMBER, "value:number"), (_NAME, "value:name"))
     for pattern, kind in patterns:
         masked = "".join(" " if not free(i, i + 1) else ch for i, ch in enumerate(sentence))  # a name ends at a date
         for m in pattern.finditer(masked):
@@ -337,7 +337,7 @@ def bracketed_sentences(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[s
     lists = _lists(tokens, choice_words(tools))
     if len(lists) != 1 or len(lists[0]) > MAX_CASES or any(_arrays(tool) > 1 for tool in tools):
         return [sentence]
-    if not all(re.fullmatch(_BRACKETED, sentence[a:b]) for a, b in lists[0]):
+    if not all(BRACKETED.fullmatch(sentence[a:b]) for a, b in lists[0]):
         return [sentence]
     return [_with_items(sentence, lists, k) for k in range(len(lists[0]))]
 

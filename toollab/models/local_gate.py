@@ -16,7 +16,7 @@ from toollab.harness.chain import asks_arithmetic
 from toollab.harness.messages import Message, last_request, without_names, without_quoted
 from toollab.harness.request import RequestParams
 from toollab.models import local_weights
-from toollab.models.local_cases import first_items
+from toollab.models.local_cases import BRACKETED, first_items
 from toollab.models.local_numbers import said_numbers
 from toollab.models.local_parts import SENTENCE_END, request_parts
 from toollab.tools import ToolSpec
@@ -40,8 +40,7 @@ async def gate_score(model: LocalModel, messages: Sequence[Message], params: Req
     )
 
 
-# a list written in brackets (one level of brackets inside it), with the space before it
-_BRACKETED = re.compile(r"\s*\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]")
+_BRACKETED = re.compile(rf"\s*{BRACKETED.pattern}")  # a list in brackets, with the space before it
 _ITEM = r"[a-z][\w'-]*(?: [a-z][\w'-]*)?"  # a lowercase word or two
 _WORD_LIST = re.compile(rf"\b({_ITEM})(?:, {_ITEM})*,? and {_ITEM}\b")
 
