@@ -66,7 +66,7 @@ def request_relevance(request: str, tools: Sequence[ToolSpec], signal: str) -> f
     sentences = [s for s in SENTENCE_END.split(request.strip()) if len(s.split()) >= 3]
     asked = [request, *(p.request for p in request_parts(request)), *sentences]
     asked += [first_items(text, tools) for text in asked]
-    asked += [lists_shortened(text) for text in asked[:1]]
+    asked.append(lists_shortened(request))
     if signal == "dense-unnamed":
         asked, signal = [without_names(a) for a in asked], "dense"
     return max(relevance(without_quoted(text), tools, signal) for text in dict.fromkeys(asked))

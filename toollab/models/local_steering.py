@@ -515,7 +515,7 @@ class Grounding:
         # the numbers written outside those lists, as often as written: what an array of loose numbers may hold
         self.loose_numbers = Counter(_ANY_NUMBER.findall(_NUMBERS_IN_BRACKETS.sub(" ", everything)))
         self.copying = False  # whether this step's token goes on copying one of them (`_copy_list`)
-        self._lowered: tuple[Any] | None = None  # `_lowered_names`, once found
+        self._mid: dict[tuple[str, str], bool] = {}  # per source and item written so far: `_mid_word`
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
         self.active = self.sources["all"]
@@ -680,16 +680,16 @@ class Grounding:
                 self.active is self.sources["all"]
                 and (key := _KEY.search(text)) is not None
                 and key.group(1) in self.free  # free text: not a call's name, nor a choice of an enum ("city")
-                and (lowered := self._lowered_names()) is not None
+                and (lowered := self._lowered_names) is not None
             ):
                 logits[lowered] -= PENALTY  # "Spring Picnic", not "spring-picnic"
         elif _ITEM_OPENED.search(text):  # an array's item or an object's key opens as a value does
             logits[self.bad_openings[1]] -= PENALTY
-            if self._item_inside(text) is not None:
+            if item is not None:
                 self._next_item(logits, text)
                 array_key = _ARRAY_KEY.search(text)
                 free = array_key is not None and array_key.group(1) in self.free
-                if free and (lowered := self._lowered_names()) is not None:
+                if free and (lowered := self._lowered_names) is not None:
                     logits[lowered] -= PENALTY
         elif _ITEM_NEXT.search(text):  # ... and not with its quote and punctuation in one token (`"}}}`)
             logits[self.bad_openings[2]] -= PENALTY
@@ -791,27 +791,29 @@ class Grounding:
             barred[sorted(allowed)] = False
         logits[barred] -= PENALTY
 
+    @functools.cached_property
     def _lowered_names(self) -> Any:
         """The first tokens (three letters or more) of the source's capitalised words written in lowercase, where the
         source writes the word capitalised only and no word of it in lowercase opens so: a free text value (`free`;
         an enum's choice is written as the enum spells it: "city" for "New York City") copies a name as the source
         writes it (SmolLM2 opened "Spring Picnic" as `spring`, and its copy, no longer the source's tokens,
         ran on as "spring-picnic"). None when there are none; found once per turn."""
-        if self._lowered is None:
-            barred = set()
-            for word in self.capitalised - self.lowercase:
-                token = self.tokenizer(word, add_special_tokens=False)["input_ids"][0]
-                piece = token_texts(self.tokenizer)[token]
-                if len(piece) >= 3 and piece.isalpha() and not any(w.startswith(piece) for w in self.lowercase):
-                    barred.add(token)
-            self._lowered = (self._torch.tensor(sorted(barred), dtype=self._torch.long),) if barred else (None,)
-        return self._lowered[0]
+        barred = set()
+        for word in self.capitalised - self.lowercase:
+            token = self.tokenizer(word, add_special_tokens=False)["input_ids"][0]
+            piece = token_texts(self.tokenizer)[token]
+            if len(piece) >= 3 and piece.isalpha() and not any(w.startswith(piece) for w in self.lowercase):
+                barred.add(token)
+        return self._torch.tensor(sorted(barred), dtype=self._torch.long) if barred else None
 
     def _mid_word(self, value: str) -> bool:
         """Whether the source writes `value` from a word's start, and everywhere goes on with a letter: it stops
-        inside a word."""
-        found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}", self.text, re.IGNORECASE))
-        return bool(found) and all(self.text[m.end() : m.end() + 1].isalpha() for m in found)
+        inside a word. Found once per source and value (it is asked at every token of an array's item)."""
+        key = (self.text, value)
+        if key not in self._mid:
+            found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}", self.text, re.IGNORECASE))
+            self._mid[key] = bool(found) and all(self.text[m.end() : m.end() + 1].isalpha() for m in found)
+        return self._mid[key]
 
     def _whole(self, items: list[str]) -> bool:
         """Whether an array's string items hold a list of the request whole (`array_left`)."""

@@ -33,6 +33,11 @@ class Param:
     def required(self) -> bool:
         return self.default is None
 
+    @property
+    def number_list(self) -> bool:
+        """An array of numbers: written in brackets, and judged in its order."""
+        return self.type == "array" and self.items in ("integer", "float")
+
 
 @dataclass(frozen=True)
 class Fn:

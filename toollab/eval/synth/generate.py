@@ -116,7 +116,7 @@ def _text(prm: Param, value: Any) -> str:
         return prm.words[0] if value else prm.words[1]
     if prm.spoken:
         return spoken_date(datetime.strptime(value, prm.spoken).date())
-    if prm.type == "array" and prm.items in ("integer", "float"):
+    if prm.number_list:
         return "[" + ", ".join(str(item) for item in value) + "]"
     if prm.type == "array" and prm.items == "string":
         return ", ".join(value[:-1]) + " and " + value[-1]
@@ -151,7 +151,7 @@ def _answer(fn: Fn, asked: set[str], values: dict[str, Any]) -> dict[str, Any]:
     leaves out may be absent or its default."""
     answer: dict[str, list[Any]] = {}
     for prm in fn.params:
-        if prm.name in asked and prm.type == "array" and prm.items in ("integer", "float"):  # in their order
+        if prm.name in asked and prm.number_list:  # in their order
             answer[prm.name] = [list(values[prm.name])]
         elif prm.name in asked and prm.type == "array":  # its items in any order
             answer[prm.name] = [list(order) for order in permutations(values[prm.name])]
