@@ -239,6 +239,13 @@ def test_the_arithmetic_a_request_writes_out_is_read_when_it_holds_all_the_reque
         ("What is the sum of 4, 5 and 6 times 2?", "(4 + 5 + 6) * 2"),  # what is said next applies to all of it
         ("What is 20% of 150 plus 10?", "(20 / 100 * 150) + 10"),
         ("What is 12 squared?", "12 * 12"),
+        # numbers listed in brackets: the default agent added 12 and 7, then 12 and 30, and answered 61.0
+        ("What is the sum of [12, 7, 30, 1]?", "12 + 7 + 30 + 1"),
+        ("What is the average of [3, 4.5, 6]?", "(3 + 4.5 + 6) / 3"),
+        ("Add up the numbers [1,250, 3].", "1 + 250 + 3"),  # in brackets a comma parts items
+        ("Multiply together [2, 3, 4].", "2 * 3 * 4"),  # it multiplied 2 by 3, 3 by 4, then 6 by 12: 72.0
+        ("Multiply 2, 3 and 4.", "2 * 3 * 4"),
+        ("What is the sum of the numbers 12, 7 and 30?", "12 + 7 + 30"),
     ],
 )
 def test_arithmetic_said_in_words_is_written_out(request_: str, written: str) -> None:
@@ -269,6 +276,9 @@ def test_the_steps_of_one_computation_are_one_part_and_other_asks_split_off() ->
         "I have 3 apples and 4 pears; add them up.",
         "Count the words in 'the sum of 4, 5 and 6'.",  # quoted data
         "What is 10% of the sum of 100 and 50?",  # a percentage of a sum: not read, so the 10 is outside
+        "What is the sum of [1, 2] and [3, 4]?",  # two lists: the second is not read, so its numbers are outside
+        "What is the sum of [[1, 2], [3, 4]]?",  # a list of lists
+        "What is the sum of [12, -7]?",  # a negative item: not read
     ],
 )
 def test_worded_arithmetic_that_leaves_a_number_out_or_is_not_read_is_not_written(request_: str) -> None:

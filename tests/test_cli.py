@@ -127,13 +127,14 @@ def test_the_demo_question_is_answered_right_by_the_default_agent():
         ("What is the sum of 4, 5 and 6?", "15"),
         ("Divide 100 by 4, then add 5 to the result.", "30"),
         ("Multiply 6 by 7, then subtract 2.", "40"),
+        ("What is the sum of [12, 7, 30, 1]?", "50"),
     ],
 )
 def test_arithmetic_said_in_words_or_in_steps_is_answered_right_by_the_default_agent(asked: str, answer: str):
     """On an AMD EPYC the default agent added 12 and 3 (MiniLM ranks `add` first), split the steps into two
     parts, the second multiplying 3 by 3 (it had no total), made no call for "15% of 200", added 4 and 5 and
-    multiplied 4 by 6 for the sum (33.0), added 100 and 5 before dividing (109.0), and split "then subtract 2" off
-    as a part of its own (42 and 4.0)."""
+    multiplied 4 by 6 for the sum (33.0), added 100 and 5 before dividing (109.0), split "then subtract 2" off
+    as a part of its own (42 and 4.0), and summed a list in brackets as 12 + 7 and 12 + 30 (61.0)."""
     out = toollab("run", asked, "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
