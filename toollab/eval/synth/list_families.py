@@ -43,6 +43,20 @@ LIST_POOLS: dict[str, tuple[tuple[object, ...], ...]] = {
         ("Nagoya", "Kobe"),
     ),
     "tracks": (("Blue Morning", "Salt Flats"), ("Paper Sky", "Night Ferry", "Low Tide"), ("Ember", "Northbound")),
+    # names people capitalise, some of several words and some with a small word inside ("North of Nowhere")
+    "titles": (
+        ("Middlemarch", "The Quiet Orchard"),
+        ("Dune", "Pale Fire", "The Glass Road"),
+        ("Silent Harbour", "North of Nowhere"),
+        ("A Year in Lisbon", "Moonrise", "The Long Winter"),
+        ("Persuasion", "Small Gods"),
+    ),
+    "bands": (
+        ("Neon Fields", "The Lanterns"),
+        ("Copper Owls", "Velvet Static", "Harbor Lights"),
+        ("Dust Choir", "Tin Horizon"),
+        ("Paper Kites", "Low Orbit", "Saint Cecilia"),
+    ),
     "gear": (("raincoat", "gloves", "wool hat"), ("sunscreen", "sandals"), ("headlamp", "tent", "sleeping bag")),
 }
 
@@ -166,6 +180,34 @@ LIST_FAMILIES: tuple[Family, ...] = (
                     p("packed", "array", "What is packed already.", items="string", pool="gear"),
                 ),
                 ("I'm off to {destination} and have packed {packed}. What am I missing?",),
+            ),
+        ),
+    ),
+    Family(
+        "book club",
+        (
+            Fn(
+                "club_reading_plan",
+                "Spread a book club's chosen titles over its coming meetings.",
+                (
+                    p("books", "array", "Titles to read.", items="string", pool="titles"),
+                    p("meetings", "integer", "How many meetings to plan.", default=4, pool="small_int"),
+                ),
+                ("Plan our book club's reading of {books}.", "Our book club picked {books}: plan the meetings."),
+            ),
+        ),
+    ),
+    Family(
+        "festival lineups",
+        (
+            Fn(
+                "set_time_clashes",
+                "Find where the sets of chosen bands overlap at a festival.",
+                (
+                    p("festival", "string", "The festival.", pool="city"),
+                    p("bands", "array", "Bands to see.", items="string", pool="bands"),
+                ),
+                ("Do {bands} clash at the {festival} festival?", "Check set times for {bands} in {festival}."),
             ),
         ),
     ),
