@@ -897,6 +897,40 @@ def test_an_arrays_string_items_copy_as_values_do_names_open_capitalised_and_a_w
     assert logit('"cities": ["Lisbon", "', "Porto") > logit('"cities": ["Lisbon", "', "Faro") + 3.0  # the next item
 
 
+def test_an_arrays_string_item_ends_where_a_list_of_the_request_ends_it(steered):
+    # held-out songs "Ember and Northbound" were written as one item (a name goes on through "and"), "Persuasion and
+    # Small Gods: plan the meetings" too, and "The Lanterns in Daejeon" ran a last item on into the clause after it
+    from functools import partial
+
+    import torch
+
+    from toollab.models.local_mentions import array_items_left, ends_item
+    from toollab.models.local_steering import PENALTY, Grounding
+
+    tokenizer = steered["on"].load().tokenizer
+    start = '<tool_call>\n{"name": "plan", "arguments": {"festival": "Daejeon", "titles": ['
+
+    def closes(request: str, held: str) -> bool:
+        grounding = Grounding(
+            tokenizer, request, "", 3.0, HERMES, "finish",
+            item_end=partial(ends_item, request=request), array_left=partial(array_items_left, request=request),
+        )  # fmt: skip
+        logits = torch.zeros(len(tokenizer))
+        grounding.bias(logits, [], start + held)
+        return float(logits[grounding.closing].max()) > PENALTY / 2
+
+    songs = "How long would a mixtape of Ember and Northbound run?"
+    assert closes(songs, '"Ember') and closes(songs, '"Ember", "Northbound')
+    bands = "Check set times for Neon Fields and The Lanterns in Daejeon."
+    assert (
+        not closes(bands, '"Neon') and closes(bands, '"Neon Fields') and closes(bands, '"Neon Fields", "The Lanterns')
+    )
+    books = "Plan our reading of Silent Harbour and North of Nowhere."  # a name's small word is not its end
+    assert not closes(books, '"Silent Harbour", "North') and closes(books, '"Silent Harbour", "North of Nowhere')
+    packed = "I'm off to Oslo and have packed raincoat, gloves and wool hat."
+    assert not closes(packed, '"raincoat", "gloves", "wool') and closes(packed, '"raincoat", "gloves", "wool hat')
+
+
 @pytest.mark.slow
 def test_a_later_call_of_a_tool_takes_the_next_item_of_the_list(steered):
     # SmolLM2 writes `{"` as one token after `"arguments":`, so a call's opening is seen wherever the text goes on
@@ -1838,6 +1872,60 @@ def test_a_pairs_names_go_to_the_parameters_in_the_order_the_request_writes_them
     (ranged,) = in_written_order([upside], [area], "Integrate it from 2.5 to 1,250.0.")
     assert ranged.arguments == {"lower": 2.5, "upper": 1250.0}
     assert in_written_order([upside], [area], "Integrate it between 1250 and 2.5.") == [upside]
+    # one end taken twice: both ends, as the schema's type (SmolLM2 wrote lower 8.0 and upper 8.0 for 0.8 to 8.0)
+    twice = ToolCall(id="c", name="area", arguments={"lower": 8.0, "upper": 8.0})
+    assert in_written_order([twice], [area], "Integrate it from 0.8 to 8.0.")[0].arguments == {
+        "lower": 0.8,
+        "upper": 8.0,
+    }
+    counts = ToolCall(id="d", name="area", arguments={"lower": 5, "upper": 5})
+    assert in_written_order([counts], [area], "Count from 2 to 5.")[0].arguments == {"lower": 2, "upper": 5}
+    # an end two ranges share, or a range of one number: which is meant is not known
+    assert in_written_order([twice], [area], "Integrate from 0.8 to 8.0, then between 1 and 8.0.") == [twice]
+    assert in_written_order([counts], [area], "From 5 to 5.") == [counts]
+
+
+def test_a_list_a_text_parameter_took_an_item_of_goes_whole_to_the_array_and_the_text_takes_the_name_outside():
+    from toollab.models.local_mentions import lists_kept_whole
+
+    def tool(name: str, text: str, array: str) -> ToolSpec:
+        listed = {"type": "array", "items": {"type": "string"}}
+        return ToolSpec(name, "", {"type": "object", "properties": {text: {"type": "string"}, array: listed}})
+
+    def kept(spec: ToolSpec, arguments: dict[str, object], request: str) -> dict[str, object]:
+        return lists_kept_whole([ToolCall(id="a", name=spec.name, arguments=arguments)], [spec], request)[0].arguments
+
+    clashes, basket = tool("set_times", "festival", "bands"), tool("basket_cost", "store", "products")
+    asked = "Check set times for Neon Fields and The Lanterns in Daejeon."  # what SmolLM2 wrote:
+    wrote = {"festival": "Neon Fields", "bands": ["The Lanterns in Daejeon"]}
+    assert kept(clashes, wrote, asked) == {"festival": "Daejeon", "bands": ["Neon Fields", "The Lanterns"]}
+    asked = "What would apples, rice and bottled water cost at The Green Fork?"
+    wrote = {"store": "apples", "products": ["apples", "rice", "bottled water"]}  # its own items stay whole
+    assert kept(basket, wrote, asked) == {"store": "The Green Fork", "products": ["apples", "rice", "bottled water"]}
+    # right already; no single name outside the list; the array holding something else: left as they were
+    right = {"store": "The Green Fork", "products": ["apples", "rice", "bottled water"]}
+    assert kept(basket, right, asked) == right
+    two = "Price tofu and garlic at Casa Lume or at Sakura Bar."
+    assert kept(basket, {"store": "tofu", "products": ["garlic"]}, two) == {"store": "tofu", "products": ["garlic"]}
+    other = {"festival": "Oslo", "bands": ["The Lanterns"]}
+    assert kept(clashes, other, "Do The Lanterns play in Oslo and Bergen?") == other
+
+
+def test_a_number_two_parameters_took_once_written_leaves_the_later_the_number_no_parameter_holds():
+    from toollab.models.local_mentions import numbers_apart
+
+    density = ToolSpec("density", "", {"type": "object", "properties": {"population": {}, "area_km2": {}}})
+
+    def apart(arguments: dict[str, object], request: str) -> dict[str, object]:
+        return numbers_apart([ToolCall(id="a", name="density", arguments=arguments)], [density], request)[0].arguments
+
+    # what SmolLM2 wrote on an AMD EPYC for a part of a "respectively" request
+    asked = "What is the density of towns of 9,800 people over 88 km²?"
+    assert apart({"population": 9800, "area_km2": 9800}, asked) == {"population": 9800, "area_km2": 88}
+    # written twice, or more than one number left: which is meant is not known
+    assert apart({"population": 5, "area_km2": 5}, "5 people over 5 km²") == {"population": 5, "area_km2": 5}
+    both = {"population": 9800, "area_km2": 9800}
+    assert apart(both, "9,800 people over 88 or 12 km²") == both
 
 
 def test_a_number_goes_on_past_its_point_only_as_the_source_writes_it(steered):

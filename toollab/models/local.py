@@ -38,8 +38,8 @@ from toollab.models.local_gate import decide
 from toollab.models.local_mentions import (
     ExpressionHint,
     free_parameters,
-    in_written_order,
     list_parameters,
+    mended,
     mentioned_required,
     others_choices,
     region_parameters,
@@ -309,10 +309,11 @@ class LocalModel:
             start += len(group)
         kept = [candidates[i][0] for i, _ in picks]
         generation, matcher = candidates[picks[0][0]]
-        # each turn's calls with a pair's names in the order its request writes them (`in_written_order`)
+        # each turn's calls with a pair's names in the order its request writes them (`in_written_order`), and a
+        # list the request writes whole in the array that took it (`lists_kept_whole`)
         picked = [messages_out[i] for i, _ in picks]
         picked = [
-            m.model_copy(update={"tool_calls": in_written_order(m.tool_calls, tools, c.request)}) if m.tool_calls else m
+            m.model_copy(update={"tool_calls": mended(m.tool_calls, tools, c.request)}) if m.tool_calls else m
             for m, (_, _, c) in zip(picked, turns, strict=True)
         ]
         message = joined(picked) if len(picked) > 1 else picked[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -393,13 +394,22 @@ def _range_pairs(request: str) -> set[tuple[float, float]]:
     return {(float(a.replace(",", "")), float(b.replace(",", ""))) for a, b in _RANGE.findall(request)}
 
 
+def _as_written(ends: tuple[float, float], like: float) -> tuple[float, float]:
+    """A range's two ends as numbers of `like`'s type: integers for an integer value (the schema asked one)."""
+    if isinstance(like, int) and all(end.is_integer() for end in ends):
+        return int(ends[0]), int(ends[1])
+    return ends
+
+
 def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[ToolCall]:
     """The calls with two string arguments that hold the two names of a pair the request writes ("Harbor City FC vs
     Northfield United") in the order the tool lists its parameters, as the request writes them: SmolLM2 wrote
     `final_score(home="Northfield United", away="Harbor City FC")` for "Who won Harbor City FC vs Northfield
     United?". A pair's first name goes to the parameter listed first (home, origin, the first team). So do the two
     numbers of a range ("from 0.8 to 8.0", "between 2.5 and 120"): the first to the number parameter listed first
-    (lower, start, minimum); SmolLM2 wrote lower 1250.0 and upper 2.5 for "from 2.5 to 1250.0"."""
+    (lower, start, minimum); SmolLM2 wrote lower 1250.0 and upper 2.5 for "from 2.5 to 1250.0". Two number parameters
+    holding the same end of one range take both its ends (SmolLM2 wrote lower 8.0 and upper 8.0 for "from 0.8 to
+    8.0")."""
     pairs = [(a.strip().lower(), b.strip().lower()) for a, b in _PAIRED.findall(request)]
     ranges = _range_pairs(request)
     if not pairs and not ranges:
@@ -426,7 +436,70 @@ def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
             for second in numbers[i + 1 :]:
                 if (float(fixed[second]), float(fixed[first])) in ranges and fixed[first] != fixed[second]:
                     fixed[first], fixed[second] = fixed[second], fixed[first]
+                elif (
+                    fixed[first] == fixed[second] and len(ends := [r for r in ranges if float(fixed[first]) in r]) == 1
+                ):
+                    fixed[first], fixed[second] = _as_written(ends[0], fixed[first])
         out.append(call if fixed == arguments else call.model_copy(update={"arguments": fixed}))
+    return out
+
+
+def _free(schema: Any, kind: str) -> bool:
+    """Whether a parameter's schema is free text of `kind` ("string"), or an array of free text ("array")."""
+    if not isinstance(schema, dict) or schema.get("type") != kind or "enum" in schema:
+        return False
+    items = schema.get("items")
+    return kind == "string" or (isinstance(items, dict) and items.get("type") == "string" and "enum" not in items)
+
+
+def _item_kept(item: str, whole: Sequence[str], outside: str) -> str:
+    """An array's item as it was, or cut to the list's item it starts with where it runs on into `outside`."""
+    lowered = item.strip().lower()
+    for word in whole:
+        if lowered.startswith(word + " ") and outside.lower() in lowered:
+            return item.strip()[: len(word)]
+    return item
+
+
+def lists_kept_whole(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[ToolCall]:
+    """The calls where a text parameter took an item of a list the request writes while the call's array of text
+    took the list's other items, mended: the array holds the whole list, in the request's order, and the text
+    parameter the one capitalised name the request writes outside the list (left as it was when there is not exactly
+    one). The tool lists its text parameter first, and SmolLM2 took the list's first item there: `festival="Neon
+    Fields", bands=["The Lanterns in Daejeon"]` for "Check set times for Neon Fields and The Lanterns in Daejeon",
+    `store="apples"` for "What would apples, rice and bottled water cost at The Green Fork?"."""
+    specs = {t.name: t for t in tools}
+    out = []
+    for call in calls:
+        arguments = call.args_or_raw()
+        spec = specs.get(call.name)
+        fixed = dict(arguments) if spec is not None and isinstance(arguments, dict) else None
+        properties = (spec.parameters.get("properties") or {}) if spec is not None else {}
+        texts = [p for p, schema in properties.items() if _free(schema, "string")]
+        arrays = [p for p, schema in properties.items() if _free(schema, "array")]
+        for text in texts if fixed is not None and len(arrays) == 1 else []:
+            assert fixed is not None
+            value, held = fixed.get(text), fixed.get(arrays[0])
+            if not isinstance(value, str) or not isinstance(held, list) or not all(isinstance(i, str) for i in held):
+                continue
+            siblings = listed_with(value, request)
+            whole = [value.strip().lower(), *siblings]
+            took = [i.strip().lower() for i in held]
+            if not siblings or not took or not all(any(t == w or t.startswith(w + " ") for w in whole) for t in took):
+                continue
+            outside = [
+                c
+                for c in dict.fromkeys(_CAPITALISED.findall(request))
+                if c.split()[0] not in _OPENERS and not any(w in c.lower() or c.lower() in w for w in whole)
+            ]
+            if len(outside) == 1:
+                # the array's own items where they go on past the list's reading ("bottled water" for "bottled"),
+                # but not into the name outside ("The Lanterns in Daejeon")
+                items = [_item_kept(i, whole, outside[0]) for i in held]
+                items += [] if whole[0] in took else _spelled(whole[:1], request)
+                fixed[arrays[0]] = sorted(items, key=lambda i: request.lower().find(i.lower()))
+                fixed[text] = outside[0]
+        out.append(call if fixed is None or fixed == arguments else call.model_copy(update={"arguments": fixed}))
     return out
 
 
@@ -860,3 +933,50 @@ class ExpressionHint:
         start = "" if run is None or digits[:1].isspace() else run.group()
         held = set(_RESULT_NUMBER.findall(value[: len(value) - len(start)]))
         return any(n.startswith(start + digits.strip()) for n in self.numbers if n not in held)
+
+
+def _written_numbers(request: str) -> Counter[float]:
+    """The numbers the request writes, each as often as written: in digits (without separators; not dates, times
+    or ratios) and in words ("two nights")."""
+    found = [n for n in _NUMBER.findall(without_separators(request)) if re.fullmatch(r"\d+(?:\.\d+)?", n)]
+    return Counter(float(n) for n in (*found, *said_numbers(request)))
+
+
+def numbers_apart(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[ToolCall]:
+    """The calls where two number parameters hold the same number, which the request writes once, mended: the one
+    the tool lists later takes the one number the request writes that no parameter of the call holds (left as they
+    were when there is not exactly one). SmolLM2 wrote `population=9800, area_km2=9800` for "the density of towns of
+    9,800 people over 88 km²" (on an AMD EPYC; an Intel Xeon wrote 88)."""
+    written = _written_numbers(request)
+    specs = {t.name: t for t in tools}
+    out = []
+    for call in calls:
+        arguments = call.args_or_raw()
+        spec = specs.get(call.name)
+        if spec is None or not isinstance(arguments, dict):
+            out.append(call)
+            continue
+        fixed = dict(arguments)
+        numbers = [p for p in spec.parameters.get("properties") or {} if _is_number(fixed.get(p))]
+        for i, first in enumerate(numbers):
+            for second in numbers[i + 1 :]:
+                value = float(fixed[first])
+                if float(fixed[second]) != value or written[value] != 1:
+                    continue
+                left = [n for n in written if n not in {float(fixed[p]) for p in numbers}]
+                if len(left) == 1:
+                    fixed[second] = int(left[0]) if isinstance(fixed[second], int) and left[0].is_integer() else left[0]
+        out.append(call if fixed == arguments else call.model_copy(update={"arguments": fixed}))
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def mended(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request: str) -> list[ToolCall]:
+    """A turn's calls after decoding: a list kept whole in its array (`lists_kept_whole`), pairs and ranges in the
+    order the request writes them (`in_written_order`), then a number two parameters took once written
+    (`numbers_apart`)."""
+    calls = in_written_order(lists_kept_whole(calls, tools, request), tools, request)
+    return numbers_apart(calls, tools, request)

@@ -237,6 +237,10 @@ LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
 _WORD_REST = re.compile(r"[^\W_]*")  # the letters and digits left of a word
 _PLURAL_ENDS = frozenset({"s", "es"})
 # "Model 3", "Harbor City", "Spoke &": a name's words so far; and the name's next word in the source
+# where a list's last item ends: punctuation, a clause; or, after a name's capitalised word, a lowercase word other
+# than those a name holds ("North of Nowhere")
+_AFTER_LAST_ITEM = re.compile(r"\s*(?:[.,;:?!)]|$)|\s+(?:in|at|on|to|for|from|with|by|into|during|before|after)\b")
+_AFTER_NAME = re.compile(r"\s+(?!(?:of|on|de|la|the|and|for)\b)[a-z]")
 _NAME_SO_FAR = re.compile(r"[A-Z][^\W_]*(?: (?:&|[A-Z0-9][^\W_]*))*")
 _NAME_NEXT = re.compile(r" (&(?= [A-Z])|[A-Z0-9][^\W_]*)")
 _IN_NAME = re.compile(r"[A-Z][^\W_]*\s+(?:(?:of|on|de|la|the|and|for)\s+)?[A-Z]")  # "Meals on Wheels", "Two Wheels"
@@ -660,6 +664,8 @@ class Grounding:
             value = item
             if item.group(1)[-1:].isalpha() and self._mid_word(item.group(1)):
                 logits[self.closing] -= PENALTY  # "spinach", not "spina"
+            elif self._item_whole(text, item.group(1)):
+                logits[self.closing] += PENALTY  # "Ember", "Northbound": not "Ember and Northbound"
         inside = value is not None
         following = self._next_in_copy(generated, sequence)
         if following:
@@ -814,6 +820,29 @@ class Grounding:
             found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}", self.text, re.IGNORECASE))
             self._mid[key] = bool(found) and all(self.text[m.end() : m.end() + 1].isalpha() for m in found)
         return self._mid[key]
+
+    def _item_whole(self, text: str, value: str) -> bool:
+        """Whether an array's string item so far, `value`, is a whole item of a list the request writes: one that
+        ends there in the list (`item_end`: "Ember" of "Ember and Northbound"), or with the items before it the
+        list whole (`array_left`: "The Lanterns" of "Neon Fields and The Lanterns in Daejeon"). A name goes on
+        through "and" ("Meals on Wheels"), so inside an array SmolLM2 wrote the songs "Ember and Northbound" as one,
+        and ran a last item on into the clause after it."""
+        if self.item_end is None or value != value.strip():
+            return False
+        if self.item_end(value):
+            return True
+        array = _OPEN_ARRAY.search(text)
+        if array is None or not self._whole([*_STRING.findall(array.group(1)), value]):
+            return False
+        # the list's last item: where the request goes on with punctuation, a clause, or a lowercase word after a
+        # name ("Northbound run?"); not with more of the item ("wool" of "gloves and wool hat": the list reading
+        # takes one word after "and")
+        found = list(re.finditer(rf"(?<![^\W_]){re.escape(value)}", self.request, re.IGNORECASE))
+        named = value.split()[-1][:1].isupper()
+        return bool(found) and all(
+            _AFTER_LAST_ITEM.match(self.request, m.end()) or (named and _AFTER_NAME.match(self.request, m.end()))
+            for m in found
+        )
 
     def _whole(self, items: list[str]) -> bool:
         """Whether an array's string items hold a list of the request whole (`array_left`)."""
