@@ -236,11 +236,11 @@ PIECE = 16  # the longest token text looked for where a copy goes on letter by l
 LETTERS_CAP = 4  # ... and the most `strength` a token that goes on with it gets
 _WORD_REST = re.compile(r"[^\W_]*")  # the letters and digits left of a word
 _PLURAL_ENDS = frozenset({"s", "es"})
-# "Model 3", "Harbor City", "Spoke &": a name's words so far; and the name's next word in the source
 # where a list's last item ends: punctuation, a clause; or, after a name's capitalised word, a lowercase word other
 # than those a name holds ("North of Nowhere")
 _AFTER_LAST_ITEM = re.compile(r"\s*(?:[.,;:?!)]|$)|\s+(?:in|at|on|to|for|from|with|by|into|during|before|after)\b")
 _AFTER_NAME = re.compile(r"\s+(?!(?:of|on|de|la|the|and|for)\b)[a-z]")
+# "Model 3", "Harbor City", "Spoke &": a name's words so far; and the name's next word in the source
 _NAME_SO_FAR = re.compile(r"[A-Z][^\W_]*(?: (?:&|[A-Z0-9][^\W_]*))*")
 _NAME_NEXT = re.compile(r" (&(?= [A-Z])|[A-Z0-9][^\W_]*)")
 _IN_NAME = re.compile(r"[A-Z][^\W_]*\s+(?:(?:of|on|de|la|the|and|for)\s+)?[A-Z]")  # "Meals on Wheels", "Two Wheels"
@@ -520,6 +520,7 @@ class Grounding:
         self.loose_numbers = Counter(_ANY_NUMBER.findall(_NUMBERS_IN_BRACKETS.sub(" ", everything)))
         self.copying = False  # whether this step's token goes on copying one of them (`_copy_list`)
         self._mid: dict[tuple[str, str], bool] = {}  # per source and item written so far: `_mid_word`
+        self._item_wholes: dict[tuple[str, str], bool] = {}  # per array's items before and item so far
         # markup in a value only where the request or the results hold some
         self.markup = None if re.search("[<>]", everything) else torch.tensor(markup, dtype=torch.long)
         self.active = self.sources["all"]
@@ -827,12 +828,20 @@ class Grounding:
         list whole (`array_left`: "The Lanterns" of "Neon Fields and The Lanterns in Daejeon"). A name goes on
         through "and" ("Meals on Wheels"), so inside an array SmolLM2 wrote the songs "Ember and Northbound" as one,
         and ran a last item on into the clause after it."""
-        if self.item_end is None or value != value.strip():
+        array = _OPEN_ARRAY.search(text)
+        if self.item_end is None or not value or value != value.strip() or array is None:
             return False
+        key = (array.group(1)[: array.group(1).rfind('"')], value)  # the items before it, and it
+        if key not in self._item_wholes:
+            self._item_wholes[key] = self._ends_list(_STRING.findall(key[0]), value)
+        return self._item_wholes[key]
+
+    def _ends_list(self, before: list[str], value: str) -> bool:
+        """`_item_whole` for items and a value not seen yet."""
+        assert self.item_end is not None
         if self.item_end(value):
             return True
-        array = _OPEN_ARRAY.search(text)
-        if array is None or not self._whole([*_STRING.findall(array.group(1)), value]):
+        if not self._whole([*before, value]):
             return False
         # the list's last item: where the request goes on with punctuation, a clause, or a lowercase word after a
         # name ("Northbound run?"); not with more of the item ("wool" of "gloves and wool hat": the list reading
