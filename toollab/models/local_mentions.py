@@ -12,7 +12,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -394,6 +394,21 @@ def _range_pairs(request: str) -> set[tuple[float, float]]:
     return {(float(a.replace(",", "")), float(b.replace(",", ""))) for a, b in _RANGE.findall(request)}
 
 
+def _each_call(
+    calls: Sequence[ToolCall], tools: Sequence[ToolSpec], mend: Callable[[dict[str, Any], ToolSpec], dict[str, Any]]
+) -> list[ToolCall]:
+    """The calls, each of an offered tool with arguments as an object given `mend(a copy of its arguments, its
+    tool)`; a call `mend` leaves as it was, or of no offered tool, or with unreadable arguments, stays itself."""
+    specs = {t.name: t for t in tools}
+    out = []
+    for call in calls:
+        arguments = call.args_or_raw()
+        spec = specs.get(call.name)
+        fixed = mend(dict(arguments), spec) if spec is not None and isinstance(arguments, dict) else arguments
+        out.append(call if fixed == arguments else call.model_copy(update={"arguments": fixed}))
+    return out
+
+
 def _as_written(ends: tuple[float, float], like: float) -> tuple[float, float]:
     """A range's two ends as numbers of `like`'s type: integers for an integer value (the schema asked one)."""
     if isinstance(like, int) and all(end.is_integer() for end in ends):
@@ -414,24 +429,15 @@ def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
     ranges = _range_pairs(request)
     if not pairs and not ranges:
         return list(calls)
-    specs = {t.name: t for t in tools}
-    out = []
-    for call in calls:
-        arguments = call.args_or_raw()
-        spec = specs.get(call.name)
-        if spec is None or not isinstance(arguments, dict):
-            out.append(call)
-            continue
+
+    def mend(fixed: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
         listed = list(spec.parameters.get("properties") or {})
-        order = [p for p in listed if isinstance(arguments.get(p), str)]
-        fixed = dict(arguments)
+        order = [p for p in listed if isinstance(fixed.get(p), str)]
         for i, first in enumerate(order):
             for second in order[i + 1 :]:
                 if (str(fixed[second]).strip().lower(), str(fixed[first]).strip().lower()) in pairs:
                     fixed[first], fixed[second] = fixed[second], fixed[first]
-        numbers = [
-            p for p in listed if isinstance(arguments.get(p), (int, float)) and not isinstance(arguments[p], bool)
-        ]
+        numbers = [p for p in listed if _is_number(fixed.get(p))]
         for i, first in enumerate(numbers):
             for second in numbers[i + 1 :]:
                 if (float(fixed[second]), float(fixed[first])) in ranges and fixed[first] != fixed[second]:
@@ -440,8 +446,9 @@ def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
                     fixed[first] == fixed[second] and len(ends := [r for r in ranges if float(fixed[first]) in r]) == 1
                 ):
                     fixed[first], fixed[second] = _as_written(ends[0], fixed[first])
-        out.append(call if fixed == arguments else call.model_copy(update={"arguments": fixed}))
-    return out
+        return fixed
+
+    return _each_call(calls, tools, mend)
 
 
 def _free(schema: Any, kind: str) -> bool:
@@ -468,17 +475,12 @@ def lists_kept_whole(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
     one). The tool lists its text parameter first, and SmolLM2 took the list's first item there: `festival="Neon
     Fields", bands=["The Lanterns in Daejeon"]` for "Check set times for Neon Fields and The Lanterns in Daejeon",
     `store="apples"` for "What would apples, rice and bottled water cost at The Green Fork?"."""
-    specs = {t.name: t for t in tools}
-    out = []
-    for call in calls:
-        arguments = call.args_or_raw()
-        spec = specs.get(call.name)
-        fixed = dict(arguments) if spec is not None and isinstance(arguments, dict) else None
-        properties = (spec.parameters.get("properties") or {}) if spec is not None else {}
+
+    def mend(fixed: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
+        properties = spec.parameters.get("properties") or {}
         texts = [p for p, schema in properties.items() if _free(schema, "string")]
         arrays = [p for p, schema in properties.items() if _free(schema, "array")]
-        for text in texts if fixed is not None and len(arrays) == 1 else []:
-            assert fixed is not None
+        for text in texts if len(arrays) == 1 else []:
             value, held = fixed.get(text), fixed.get(arrays[0])
             if not isinstance(value, str) or not isinstance(held, list) or not all(isinstance(i, str) for i in held):
                 continue
@@ -499,8 +501,9 @@ def lists_kept_whole(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
                 items += [] if whole[0] in took else _spelled(whole[:1], request)
                 fixed[arrays[0]] = sorted(items, key=lambda i: request.lower().find(i.lower()))
                 fixed[text] = outside[0]
-        out.append(call if fixed is None or fixed == arguments else call.model_copy(update={"arguments": fixed}))
-    return out
+        return fixed
+
+    return _each_call(calls, tools, mend)
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:/-]\d+)*(?![\d.,:/-]*\d)")  # 1,250.5, 2027-03-14, 18:45, 5 of 5cm
@@ -948,15 +951,8 @@ def numbers_apart(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request:
     were when there is not exactly one). SmolLM2 wrote `population=9800, area_km2=9800` for "the density of towns of
     9,800 people over 88 km²" (on an AMD EPYC; an Intel Xeon wrote 88)."""
     written = _written_numbers(request)
-    specs = {t.name: t for t in tools}
-    out = []
-    for call in calls:
-        arguments = call.args_or_raw()
-        spec = specs.get(call.name)
-        if spec is None or not isinstance(arguments, dict):
-            out.append(call)
-            continue
-        fixed = dict(arguments)
+
+    def mend(fixed: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
         numbers = [p for p in spec.parameters.get("properties") or {} if _is_number(fixed.get(p))]
         for i, first in enumerate(numbers):
             for second in numbers[i + 1 :]:
@@ -966,8 +962,9 @@ def numbers_apart(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], request:
                 left = [n for n in written if n not in {float(fixed[p]) for p in numbers}]
                 if len(left) == 1:
                     fixed[second] = int(left[0]) if isinstance(fixed[second], int) and left[0].is_integer() else left[0]
-        out.append(call if fixed == arguments else call.model_copy(update={"arguments": fixed}))
-    return out
+        return fixed
+
+    return _each_call(calls, tools, mend)
 
 
 def _is_number(value: Any) -> bool:
