@@ -309,8 +309,8 @@ class LocalModel:
             start += len(group)
         kept = [candidates[i][0] for i, _ in picks]
         generation, matcher = candidates[picks[0][0]]
-        # each turn's calls with a pair's names in the order its request writes them (`in_written_order`), and a
-        # list the request writes whole in the array that took it (`lists_kept_whole`)
+        # each turn's calls mended against its request (`mended`: a list kept whole in its array, pairs and ranges in
+        # the order written, a number two parameters took once written)
         picked = [messages_out[i] for i, _ in picks]
         picked = [
             m.model_copy(update={"tool_calls": mended(m.tool_calls, tools, c.request)}) if m.tool_calls else m

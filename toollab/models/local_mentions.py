@@ -121,15 +121,20 @@ def list_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
 def free_parameters(tools: Sequence[ToolSpec]) -> frozenset[str]:
     """The parameters whose values are free text: strings, or arrays of strings, with no enum to choose from (a
     value copies the request there; a choice is written as its enum spells it)."""
-    found = set()
-    for tool in tools:
-        for name, schema in (tool.parameters.get("properties") or {}).items():
-            if not isinstance(schema, dict) or schema.get("enum"):
-                continue
-            items = schema.get("items") if schema.get("type") == "array" else schema
-            if isinstance(items, dict) and items.get("type") == "string" and not items.get("enum"):
-                found.add(name)
-    return frozenset(found)
+    return frozenset(
+        name
+        for tool in tools
+        for name, schema in (tool.parameters.get("properties") or {}).items()
+        if _free_text(schema)
+    )
+
+
+def _free_text(schema: Any) -> bool:
+    """Whether a parameter's schema is free text: a string, or an array of strings, with no enum to choose from."""
+    if not isinstance(schema, dict) or schema.get("enum"):
+        return False
+    items = schema.get("items") if schema.get("type") == "array" else schema
+    return isinstance(items, dict) and items.get("type") == "string" and not items.get("enum")
 
 
 def others_choices(tools: Sequence[ToolSpec]) -> frozenset[tuple[str, str]]:
@@ -451,14 +456,6 @@ def in_written_order(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
     return _each_call(calls, tools, mend)
 
 
-def _free(schema: Any, kind: str) -> bool:
-    """Whether a parameter's schema is free text of `kind` ("string"), or an array of free text ("array")."""
-    if not isinstance(schema, dict) or schema.get("type") != kind or "enum" in schema:
-        return False
-    items = schema.get("items")
-    return kind == "string" or (isinstance(items, dict) and items.get("type") == "string" and "enum" not in items)
-
-
 def _item_kept(item: str, whole: Sequence[str], outside: str) -> str:
     """An array's item as it was, or cut to the list's item it starts with where it runs on into `outside`."""
     lowered = item.strip().lower()
@@ -478,8 +475,9 @@ def lists_kept_whole(calls: Sequence[ToolCall], tools: Sequence[ToolSpec], reque
 
     def mend(fixed: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
         properties = spec.parameters.get("properties") or {}
-        texts = [p for p, schema in properties.items() if _free(schema, "string")]
-        arrays = [p for p, schema in properties.items() if _free(schema, "array")]
+        free = {p: schema["type"] for p, schema in properties.items() if _free_text(schema)}
+        texts = [p for p, kind in free.items() if kind == "string"]
+        arrays = [p for p, kind in free.items() if kind == "array"]
         for text in texts if len(arrays) == 1 else []:
             value, held = fixed.get(text), fixed.get(arrays[0])
             if not isinstance(value, str) or not isinstance(held, list) or not all(isinstance(i, str) for i in held):
@@ -843,7 +841,7 @@ def pinned_next(calls: Sequence[ToolCall], request: str, listed: set[str] | None
     for key, value in arguments[0].items():
         if key in listed or isinstance(value, (list, dict)) or not all(a.get(key, ...) == value for a in arguments):
             continue
-        if (isinstance(value, (int, float)) and not isinstance(value, bool)) in rival_kinds:
+        if _is_number(value) in rival_kinds:
             continue  # the request writes another value of its kind that no call took: the value may change
         pinned[key] = value_forms(value) if not isinstance(value, str) else [json.dumps(value, ensure_ascii=False)]
     return pinned
