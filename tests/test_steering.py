@@ -190,6 +190,34 @@ def test_the_gate_scores_a_request_that_lists_things_by_its_first_item_too():
     assert first_items("What's the weather like in Lima?") == "What's the weather like in Lima?"  # no list
 
 
+def test_the_gate_scores_a_list_in_words_of_the_array_parameter_that_takes_it():
+    from toollab.models.local_gate import lists_named, lists_shortened, request_relevance
+    from toollab.models.switches import GATE
+    from toollab.retrieval.relevance import relevance
+
+    array = {"type": "array", "items": {"type": "string"}}
+    basket = ToolSpec(
+        "basket_cost",
+        "Price a basket of groceries at one store.",
+        {"type": "object", "properties": {"store": {"type": "string"}, "products": array}},
+    )
+    clashes = ToolSpec(
+        "set_time_clashes",
+        "Find where the sets of chosen bands overlap at a festival.",
+        {"type": "object", "properties": {"festival": {"type": "string"}, "bandNames": array}},
+    )
+    priced = "Price tofu, spinach and garlic at Sakura Bar."
+    assert lists_named(priced, [basket, *SPECS[:1]]) == [("Price products at Sakura Bar.", basket)]
+    assert lists_shortened(priced) == "Price tofu at Sakura Bar."  # "garlic at" is no item of two words
+    sets = "Check set times for Neon Fields and The Lanterns in Porto."
+    assert lists_named(sets, [clashes]) == [("Check set times for band names in Porto.", clashes)]
+    bracketed = "Check set times for ['Ember', 'Northbound'] and ['Halo']."
+    assert lists_named(bracketed, [clashes]) == [("Check set times for band names and band names.", clashes)]
+    assert lists_named("Check set times for Neon Fields in Porto.", [clashes]) == []  # no list
+    # MiniLM does not know the items for what the tool takes; the parameter's name it does
+    assert relevance(sets, [clashes], "dense") < GATE.threshold < request_relevance(sets, [clashes], "dense")
+
+
 @pytest.mark.slow
 def test_top_tools_keeps_the_ones_that_fit():
     from toollab.retrieval import TopTools

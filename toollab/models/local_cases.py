@@ -232,6 +232,11 @@ def _with_items(sentence: str, lists: list[list[tuple[int, int]]], k: int) -> st
     return text
 
 
+def list_spans(sentence: str, tools: Sequence[ToolSpec] = ()) -> list[tuple[int, int]]:
+    """Where each list the sentence writes (`_lists`) starts and ends, first item to last."""
+    return [(found[0][0], found[-1][1]) for found in _lists(_tokens(sentence), choice_words(tools))]
+
+
 def first_items(sentence: str, tools: Sequence[ToolSpec] = ()) -> str:
     """The sentence with each list it writes (`_lists`) reduced to its first item: what the gate also scores, as
     a list of names fits its tool less than one of them ("Can Two Wheels Depot and Hill Climb Cycles service my
