@@ -199,7 +199,7 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = (shared or tmp_path_factory.getbasetemp()) / "quick-run"
     with FileLock(str(folder) + ".lock"):
         if not (folder / "whole" / "train.json").is_file():
-            write_data(folder / "data", DataConfig(10, 0, 2, 2, heldout=2), model=None)  # tasks: 1,200 tokens
+            write_data(folder / "data", DataConfig(10, 0, 2, 2, heldout=1), model=None)  # tasks: 1,200 tokens
             run = quick_train(folder / "data", folder / "whole")
             output, _ = run.communicate(timeout=600)
             assert run.returncode == 0, output.decode()
