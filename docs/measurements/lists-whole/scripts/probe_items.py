@@ -1,4 +1,4 @@
-"""Probe dev-set items with the default local agent: python probe_items.py SPLIT CATS SUBSTRING [LIMIT]"""
+"""Probe dev-set items with the default local agent: python probe_items.py SPLIT CATS SUBSTRING|ID,ID.. [LIMIT]"""
 
 import asyncio
 import json
@@ -15,7 +15,7 @@ from toollab.models.switches import Switches
 async def main() -> None:
     split, cats, sub = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
     limit = int(sys.argv[4]) if len(sys.argv) > 4 else 60
-    items = [it for it in load_synth(cats, split, limit) if sub in it.turns[0][0]["content"] or sub == it.id]
+    items = [it for it in load_synth(cats, split, limit) if sub in it.turns[0][0]["content"] or it.id in sub.split(",")]
     model = load_model("local", switches=Switches())
     policy = policy_of(model)
     for it in items:
