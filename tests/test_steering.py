@@ -1760,38 +1760,6 @@ def test_a_part_that_says_a_tools_name_in_full_gets_that_tool():
     ]
 
 
-def test_a_part_is_shown_only_the_tools_it_gives_numbers_enough_for():
-    from toollab.models.local_numbers import numbers_given
-    from toollab.models.local_parts import numbers_fit
-
-    number, text = {"type": "number"}, {"type": "string"}
-    density = ToolSpec(
-        "population_density",
-        "People per square kilometre.",
-        {
-            "type": "object",
-            "properties": {"population": number, "area_km2": number, "city": text},
-            "required": ["population", "area_km2"],
-        },
-    )
-    population = ToolSpec(
-        "city_population",
-        "Number of people living in a city in a given year.",
-        {
-            "type": "object",
-            "properties": {"city": text, "year": {"type": "integer"}, "unit": {"type": "integer", "enum": [1, 1000]}},
-            "required": ["city", "year", "unit"],
-        },
-    )
-    asked = "Population of Daejeon, South Korea in 1990 and its growth rate, please."
-    assert numbers_given(asked) == 1 and numbers_fit(asked, [density, population]) == [population]
-    both = "What is the density of a town of 48,200 people over three hundred square kilometers?"
-    assert numbers_given(both) == 2 and numbers_fit(both, [density, population]) == [density, population]
-    assert numbers_given("What would a four-bedroom house of 950 square feet sell for?") == 2
-    # where no tool fits, every tool stays: the part may give its numbers another way ("a square of side 5")
-    assert numbers_fit("Density of Porto?", [density]) == [density]
-
-
 def test_a_pronoun_for_a_name_its_clause_gives_does_not_lean_on_the_part_before():
     from toollab.models.local_parts import leans_back, request_parts
 

@@ -45,7 +45,7 @@ from toollab.models.local_mentions import (
     region_parameters,
     turned_down,
 )
-from toollab.models.local_parts import best_tool, by_tools, joined, numbers_fit, request_parts, with_request
+from toollab.models.local_parts import best_tool, by_tools, joined, request_parts, with_request
 from toollab.models.local_vote import VOTE_TEMPERATURE, majority
 from toollab.models.local_weights import LoadedModel
 from toollab.tools import ToolSpec
@@ -374,8 +374,6 @@ class LocalModel:
             shown, offered, several = tools, params.tools, part.several
             if select is not None:
                 own = [t for t in tools if t.name != params.finish]
-                if part.tool_of is None:  # among the tools the part gives numbers enough for
-                    own = numbers_fit(part.request, own)
                 chosen: Sequence[ToolSpec]
                 # an ask done again: the ask's tool; a part that writes a list of values (`by_tools` split off the
                 # asks for other tools) too: among the tools `select` kept for "How much climbing is on Summit

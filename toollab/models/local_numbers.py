@@ -45,14 +45,6 @@ def said_numbers(request: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in found if n not in written))
 
 
-def numbers_given(text: str) -> int:
-    """How many numbers `text` gives: each written in digits ("48,200" once), and each said in words, also where a
-    hyphen joins it to a word ("a four-bedroom house")."""
-    return len(_DIGITS.findall(without_separators(text))) + len(
-        said_numbers(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text))
-    )
-
-
 @functools.lru_cache(maxsize=64)
 def in_digits(request: str) -> str:
     """`request` with the numbers it says in words written in digits ("What is twelve times three?": "What is 12

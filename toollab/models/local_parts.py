@@ -42,7 +42,7 @@ from toollab.harness.chain import expression_tool, written_expressions
 from toollab.harness.messages import AssistantMessage, Message, ToolCall, UserMessage
 from toollab.harness.request import ToolSelector
 from toollab.models.local_names import choice_words, name_words, same_stem
-from toollab.models.local_numbers import in_digits, numbers_given
+from toollab.models.local_numbers import in_digits
 from toollab.models.local_places import PLACE
 from toollab.models.local_repeats import again_clause, done_again
 from toollab.retrieval.relevance import tool_scores, without_quoted
@@ -359,7 +359,7 @@ class EachPart:
         if self.floor is not None:
             parts = by_tools(parts, tools, self.floor)
         if len(parts) < 2:
-            return written_arithmetic(request, tools) or self.select(request, numbers_fit(request, tools))
+            return written_arithmetic(request, tools) or self.select(request, tools)
         kept = {t.name for part in parts for t in self._kept(part, tools)}
         return [t for t in tools if t.name in kept]
 
@@ -368,7 +368,7 @@ class EachPart:
         `select` keeps for it."""
         if part.tool_of is not None:
             return best_tool(part.tool_of, tools)
-        return written_arithmetic(part.request, tools) or self.select(part.request, numbers_fit(part.request, tools))
+        return written_arithmetic(part.request, tools) or self.select(part.request, tools)
 
 
 def written_arithmetic(request: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
@@ -397,24 +397,6 @@ def best_tool(part: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         return named
     scores = tool_scores(without_quoted(part), tools, "dense")
     return [tools[max(range(len(tools)), key=scores.__getitem__)]]
-
-
-def numbers_fit(part: str, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
-    """The tools whose required number parameters (without an enum) the part gives numbers enough for, or all of
-    them when none does: for "Population of Daejeon, South Korea in 1990 and its growth rate", SmolLM2 called
-    population_density (a population and an area) with 1990 twice, where city_population wants one number."""
-    given = numbers_given(part)
-    fit = [t for t in tools if _required_numbers(t) <= given]
-    return fit or list(tools)
-
-
-def _required_numbers(tool: ToolSpec) -> int:
-    properties = tool.parameters.get("properties", {})
-    required = [properties.get(name) for name in tool.parameters.get("required", [])]
-    return sum(
-        isinstance(schema, dict) and schema.get("type") in ("integer", "number") and "enum" not in schema
-        for schema in required
-    )
 
 
 def _names(name: str, said: list[str]) -> bool:
