@@ -73,7 +73,7 @@ def lists_named(text: str, tools: Sequence[ToolSpec]) -> list[tuple[str, ToolSpe
                 if not words:
                     continue
                 for start, end in reversed(lists):
-                    written = written[:start] + (" " if text[start] == " " else "") + words + written[end:]
+                    written = written[:start] + (" " if text[start].isspace() else "") + words + written[end:]
                 named.append((written, tool))
     return named
 
